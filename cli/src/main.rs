@@ -1,1 +1,51 @@
-fn main() {}
+//! `rbc`: a Reconnaissance Blind Chess bot, belief tracker and toolbox.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+/// rbc: Reconnaissance Blind Chess engine, bot and belief tracker.
+#[derive(Parser, Debug)]
+#[command(name = "rbc", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Answer rules queries as JSON lines (used by the differential tests).
+    #[command(hide = true)]
+    Rules(cmd::rules::Args),
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Rules(args) => cmd::rules::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("rbc: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}
