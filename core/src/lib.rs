@@ -23,11 +23,13 @@
 extern crate std;
 
 pub mod attacks;
+pub mod belief;
 pub mod bitboard;
 pub mod board;
 pub mod piece;
 pub mod rng;
 pub mod rules;
+pub mod sense;
 pub mod square;
 
 pub use bitboard::Bitboard;

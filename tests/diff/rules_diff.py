@@ -173,51 +173,61 @@ class Expected:
         }
 
 
-_RANK_CACHE: Dict[str, str] = {}
-_PIECE_BOARDS = (("pawns", "p"), ("knights", "n"), ("bishops", "b"),
-                 ("rooks", "r"), ("queens", "q"), ("kings", "k"))
+_RANK_CACHE: Dict[tuple, str] = {}
+_RANK_SYMBOLS = "pnbrqk"
 
 
-def _rank_fen(cells: str) -> str:
-    """'..p.P...' -> '2p1P3'"""
-    out, run = [], 0
-    for c in cells:
-        if c == ".":
-            run += 1
+def _rank_key(b: chess.Board, rank: int) -> tuple:
+    """The contents of one rank, as the 8-bit slices of the piece bitboards."""
+    sh = 8 * rank
+    return ((b.pawns >> sh) & 255, (b.knights >> sh) & 255, (b.bishops >> sh) & 255,
+            (b.rooks >> sh) & 255, (b.queens >> sh) & 255, (b.kings >> sh) & 255,
+            (b.occupied_co[chess.WHITE] >> sh) & 255)
+
+
+def _rank_fen(key: tuple) -> str:
+    """FEN text of one rank (files a..h), e.g. '2p1P3'."""
+    white = key[6]
+    out, empty = [], 0
+    for f in range(8):
+        bit = 1 << f
+        for sym, bb in zip(_RANK_SYMBOLS, key):
+            if bb & bit:
+                if empty:
+                    out.append(str(empty))
+                    empty = 0
+                out.append(sym.upper() if white & bit else sym)
+                break
         else:
-            if run:
-                out.append(str(run))
-                run = 0
-            out.append(c)
-    if run:
-        out.append(str(run))
+            empty += 1
+    if empty:
+        out.append(str(empty))
     return "".join(out)
 
 
-def fast_fen(b: chess.Board) -> str:
-    """Equals b.fen(en_passant="fen") for standard-chess boards, about 5x faster.
+def rank_fens(b: chess.Board, ranks=range(8), base: Optional[List[str]] = None) -> List[str]:
+    """FEN text of each rank (index = rank number); only `ranks` are recomputed from `base`."""
+    out = list(base) if base is not None else [""] * 8
+    for r in ranks:
+        key = _rank_key(b, r)
+        frag = _RANK_CACHE.get(key)
+        if frag is None:
+            frag = _RANK_CACHE[key] = _rank_fen(key)
+        out[r] = frag
+    return out
 
-    python-chess's board_fen() dominates the harness's run time otherwise.  The
+
+def fast_fen(b: chess.Board, ranks: Optional[List[str]] = None) -> str:
+    """Equals b.fen(en_passant="fen") for standard-chess boards, several times faster.
+
+    python-chess's board_fen() otherwise dominates the harness's run time.  The
     harness cross-checks this against python-chess on every ply (the position
     before the move and the position after the chosen move), and on every
     request with --check-fen.
     """
-    cells = ["."] * 64
+    if ranks is None:
+        ranks = rank_fens(b)
     white = b.occupied_co[chess.WHITE]
-    for attr, sym in _PIECE_BOARDS:
-        bb = getattr(b, attr)
-        up = sym.upper()
-        while bb:
-            low = bb & -bb
-            cells[low.bit_length() - 1] = up if low & white else sym
-            bb ^= low
-    ranks = []
-    for start in (56, 48, 40, 32, 24, 16, 8, 0):
-        row = "".join(cells[start:start + 8])
-        frag = _RANK_CACHE.get(row)
-        if frag is None:
-            frag = _RANK_CACHE[row] = _rank_fen(row)
-        ranks.append(frag)
     # Standard chess: castling rights only ever sit on a1/h1/a8/h8 with the king on
     # e1/e8, so X-FEN never needs file letters; a color without a king prints nothing.
     rights = b.clean_castling_rights()
@@ -227,8 +237,8 @@ def fast_fen(b: chess.Board) -> str:
     if b.kings & b.occupied_co[chess.BLACK]:
         castling += ("k" if rights & chess.BB_H8 else "") + ("q" if rights & chess.BB_A8 else "")
     ep = "-" if b.ep_square is None else chess.SQUARE_NAMES[b.ep_square]
-    return (f"{'/'.join(ranks)} {'w' if b.turn else 'b'} {castling or '-'} {ep} "
-            f"{b.halfmove_clock} {b.fullmove_number}")
+    return (f"{ranks[7]}/{ranks[6]}/{ranks[5]}/{ranks[4]}/{ranks[3]}/{ranks[2]}/{ranks[1]}/{ranks[0]}"
+            f" {'w' if b.turn else 'b'} {castling or '-'} {ep} {b.halfmove_clock} {b.fullmove_number}")
 
 
 def reference(board: chess.Board, rng: random.Random,
@@ -252,13 +262,17 @@ def reference(board: chess.Board, rng: random.Random,
 
     after: Dict[Optional[chess.Move], Tuple[Optional[int], str]] = {}
     expected = []
+    base_ranks = rank_fens(board)
     for req in requests:
         taken = None if req is None else revise_move(board, add_pawn_queen_promotion(board, req))
         hit = after.get(taken)
         if hit is None:
             board.push(chess.Move.null() if taken is None else taken)
             try:
-                fen = fast_fen(board)
+                # A move only changes the ranks of its from- and to-squares (castling
+                # rook and en-passant victim included); a null move changes none.
+                touched = () if taken is None else {taken.from_square >> 3, taken.to_square >> 3}
+                fen = fast_fen(board, rank_fens(board, touched, base_ranks))
                 if check_fen:
                     slow = board.fen(en_passant="fen")
                     if fen != slow:
@@ -275,14 +289,15 @@ def reference(board: chess.Board, rng: random.Random,
 
 # Request categories a policy can prefer.  Each ply, the policy draws a category
 # by weight and then a uniform request inside it (falling back to all requests).
-CATEGORIES = ("uniform", "capture", "long", "cut", "fail", "castle", "ep", "promo", "pawn", "pass")
+CATEGORIES = ("uniform", "capture", "long", "cut", "fail", "castle", "ep", "ep-offer", "pawn-to-5th",
+              "promo", "pawn", "pass")
 
 POLICIES: Dict[str, Dict[str, float]] = {
     "uniform": {"uniform": 1},
     "capture-greedy": {"capture": 8, "uniform": 1},
     "slide-greedy": {"long": 5, "cut": 4, "capture": 1, "uniform": 1},
-    "pawn-storm": {"pawn": 6, "promo": 6, "ep": 8, "capture": 1, "uniform": 1},
-    "special": {"castle": 10, "ep": 10, "promo": 6, "fail": 2, "capture": 1, "uniform": 2},
+    "pawn-storm": {"pawn": 4, "pawn-to-5th": 4, "ep-offer": 6, "promo": 6, "ep": 10, "capture": 1, "uniform": 1},
+    "special": {"castle": 10, "ep": 10, "ep-offer": 3, "promo": 6, "fail": 2, "capture": 1, "uniform": 2},
     "chaos": {"fail": 3, "pass": 1, "cut": 1, "capture": 1, "uniform": 2},
 }
 
@@ -295,12 +310,15 @@ def random_policy(rng: random.Random) -> Tuple[str, Dict[str, float]]:
 
 
 def categorize(board: chess.Board, exp: Expected, opp_king: Optional[int]) -> List[str]:
+    """Tags of one request: policy categories plus a few detail tags for the coverage tally."""
     req, taken = exp.request, exp.taken
     if req is None:
         return ["pass"]
     cats = []
     if exp.capture is not None:
         cats.append("capture")
+        if exp.capture == opp_king:
+            cats.append("king-capture")
     if taken is None:
         cats.append("fail")
     elif taken.to_square != req.to_square:
@@ -308,36 +326,51 @@ def categorize(board: chess.Board, exp: Expected, opp_king: Optional[int]) -> Li
     piece = board.piece_type_at(req.from_square)
     if piece in SLIDERS and chess.square_distance(req.from_square, req.to_square) >= 3:
         cats.append("long")
-    if piece == chess.KING and abs(chess.square_file(req.from_square) - chess.square_file(req.to_square)) == 2:
+    elif piece == chess.KING and abs((req.from_square & 7) - (req.to_square & 7)) == 2:
         cats.append("castle")
-    if piece == chess.PAWN:
+        if taken is not None:
+            # castling out of / through check is legal in RBC but not pseudo-legal in python-chess
+            cats.append("castle-done" if board.is_pseudo_legal(taken) else "castle-through-check")
+    elif piece == chess.PAWN:
         cats.append("pawn")
-        if chess.square_rank(req.to_square) in (0, 7):
+        if req.to_square >> 3 in (0, 7):
             cats.append("promo")
-        if taken is not None and board.is_en_passant(taken):
-            cats.append("ep")
+            if req.promotion is None:
+                cats.append("promo-implicit")
+            elif req.promotion != chess.QUEEN:
+                cats.append("underpromo")
+        if taken is not None:
+            if board.is_en_passant(taken):
+                cats.append("ep")
+            elif abs(taken.to_square - taken.from_square) == 16:
+                # a double step landing beside an enemy pawn offers an en-passant capture
+                beside = chess.BB_SQUARES[taken.to_square] << 1 & ~chess.BB_FILE_A | \
+                    chess.BB_SQUARES[taken.to_square] >> 1 & ~chess.BB_FILE_H
+                if beside & board.pawns & board.occupied_co[not board.turn]:
+                    cats.append("ep-offer")
+            elif taken.to_square >> 3 == (4 if board.turn else 3):
+                cats.append("pawn-to-5th")
     return cats
 
 
 def choose_request(
-    board: chess.Board,
     expected: List[Expected],
+    tags: List[List[str]],
     weights: Dict[str, float],
-    king_capture_prob: float,
+    avoid_king_capture: bool,
     rng: random.Random,
-) -> Expected:
-    opp_king = board.king(not board.turn)
-    pool = expected
-    # Games that end on the first king capture are short; usually steer around it.
-    if opp_king is not None and rng.random() >= king_capture_prob:
-        pool = [e for e in expected if e.capture != opp_king] or expected
-    buckets: Dict[str, List[Expected]] = {"uniform": pool}
-    for e in pool:
-        for c in categorize(board, e, opp_king):
-            buckets.setdefault(c, []).append(e)
+) -> int:
+    """Index into `expected` of the request the policy makes."""
+    pool = range(len(expected))
+    if avoid_king_capture:
+        pool = [i for i in pool if "king-capture" not in tags[i]] or pool
+    buckets: Dict[str, List[int]] = {"uniform": list(pool)}
+    for i in pool:
+        for c in tags[i]:
+            buckets.setdefault(c, []).append(i)
     names = [c for c in weights if weights[c] > 0 and buckets.get(c)]
     if not names:
-        return rng.choice(pool)
+        return rng.choice(buckets["uniform"])
     cat = rng.choices(names, weights=[weights[c] for c in names])[0]
     return rng.choice(buckets[cat])
 
@@ -355,14 +388,18 @@ class Summary:
     printed: int = 0
     seconds: float = 0.0
     aborted: Optional[str] = None
-    coverage: Dict[str, int] = field(default_factory=dict)
+    coverage: Dict[str, int] = field(default_factory=dict)  # request tags, over all requests checked
+    played: Dict[str, int] = field(default_factory=dict)  # request tags of the moves played, and game ends
 
     @property
     def passed_plies(self) -> int:
         return self.plies - self.failed_plies
 
-    def bump(self, key: str, n: int = 1) -> None:
-        self.coverage[key] = self.coverage.get(key, 0) + n
+    def bump(self, key: str) -> None:
+        self.coverage[key] = self.coverage.get(key, 0) + 1
+
+    def bump_played(self, key: str) -> None:
+        self.played[key] = self.played.get(key, 0) + 1
 
 
 class Reporter:
@@ -433,18 +470,24 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
               save_dir: Optional[Path], check_fen: bool = False) -> None:
     rng = random.Random(f"rules_diff:{seed}:{game_no}")
     policies = {chess.WHITE: random_policy(rng), chess.BLACK: random_policy(rng)}
-    king_capture_prob = rng.choice((0.0, 0.02, 0.1, 0.5, 1.0))
+    # Chance to allow a king capture whenever one is available.  Most games end
+    # naturally (~80 plies); the rest steer around king captures so that long
+    # games reach sparse endgames, promotions and the 100-halfmove limit.
+    king_capture_prob = rng.choices((1.0, 0.3, 0.05, 0.0), weights=(45, 25, 15, 15))[0]
     sense_none_prob = 0.1
 
     game = reconchess.LocalGame(seconds_per_player=None, seconds_increment=None)  # None = unlimited
     game.start()
+    # LocalGame already prints the FEN before and after every move into its history;
+    # reuse those (python-chess FEN printing is slow) and check fast_fen against them.
+    history = game._LocalGame__game_history
+    fen = game.board.fen(en_passant="fen")
     plies = []
     ply = 0
     consecutive_oracle_errors = 0
     while not game.is_over() and ply < MAX_PLIES_PER_GAME:
         board = game.board
         turn = board.turn
-        fen = board.fen(en_passant="fen")
         opp_capture = game.opponent_move_results()
 
         sense_sq = None if rng.random() < sense_none_prob else rng.randrange(64)
@@ -471,21 +514,27 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
         if not ok:
             summary.failed_plies += 1
 
-        name, weights = policies[turn]
-        choice = choose_request(board, expected, weights, king_capture_prob, rng)
-        for c in categorize(board, choice, board.king(not turn)):
-            summary.bump(c)
-        if choice.request is not None and choice.taken is not None and choice.taken.promotion:
-            summary.bump("promo-" + chess.piece_symbol(choice.taken.promotion)
-                         + ("" if choice.request.promotion else "-implicit"))
+        opp_king = board.king(not turn)
+        tags = [categorize(board, e, opp_king) for e in expected]
+        for t in tags:
+            for c in t:
+                summary.bump(c)
+        # Games that end on the first king capture are short; often steer around it.
+        avoid_king_capture = rng.random() >= king_capture_prob
+        i = choose_request(expected, tags, policies[turn][1], avoid_king_capture, rng)
+        choice = expected[i]
+        for c in tags[i]:
+            summary.bump_played(c)
 
         requested, taken, capture = game.move(choice.request)
+        fen_after = history._fens_after_move[turn][-1]
         # The harness's own reference must agree with the arbiter it wraps.
-        if taken != choice.taken or capture != choice.capture or game.board.fen(en_passant="fen") != choice.fen:
+        if (taken != choice.taken or capture != choice.capture or fen_after != choice.fen
+                or history._fens_before_move[turn][-1] != fen):
             raise AssertionError(
                 f"harness bug: reference disagrees with LocalGame at game {game_no} ply {ply} fen {fen}: "
                 f"request {move_str(requested)} -> LocalGame ({move_str(taken)}, {sq_name(capture)}, "
-                f"{game.board.fen(en_passant='fen')}), reference {json.dumps(choice.as_json())}")
+                f"{fen_after}), reference {json.dumps(choice.as_json())}")
         game.end_turn()
 
         if save_dir is not None:
@@ -499,8 +548,10 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
                 "requested": move_str(requested),
                 "taken": move_str(taken),
                 "capture": sq_name(capture),
+                "fen_after": fen_after,
             })
         ply += 1
+        fen = fen_after
 
     winner = game.get_winner_color()
     reason = game.get_win_reason()
@@ -508,7 +559,7 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
         reason_name = "PLY_CAP"
     else:
         reason_name = reason.name if reason is not None else "DRAW"
-    summary.bump("end-" + reason_name)
+    summary.bump_played("end-" + reason_name)
     summary.games += 1
 
     if save_dir is not None:
@@ -517,6 +568,7 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
             "seed": seed,
             "game": game_no,
             "policies": {"w": policies[chess.WHITE][0], "b": policies[chess.BLACK][0]},
+            "king_capture_prob": king_capture_prob,
             "plies": plies,
             "final_fen": game.board.fen(en_passant="fen"),
             "winner": None if winner is None else ("w" if winner == chess.WHITE else "b"),
@@ -576,8 +628,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"rules_diff: {exc}", file=sys.stderr)
         return 2
     cov = " ".join(f"{k}={v}" for k, v in sorted(s.coverage.items()))
+    played = " ".join(f"{k}={v}" for k, v in sorted(s.played.items()))
     rate = f"{s.games / s.seconds:.1f} games/s, {s.plies / s.seconds:.0f} plies/s" if s.seconds > 0 else ""
-    print(f"coverage (chosen moves and game ends): {cov}")
+    print(f"requests checked, by kind: {cov}")
+    print(f"moves played, by kind: {played}")
     print(f"timing: {s.seconds:.2f}s, {rate}")
     print(f"rules_diff: {s.games} games, {s.plies} plies, {s.requests} requests checked, "
           f"{s.mismatches} mismatches")

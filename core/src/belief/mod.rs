@@ -1,0 +1,885 @@
+//! The belief: every opponent position consistent with what we observed.
+//!
+//! Hypotheses live in caller-provided storage ([`Storage`]): the active set
+//! grows from the front of the slice, the stash from the back. Each
+//! observation is one update ([`Belief::opponent_move`], [`Belief::sense`],
+//! [`Belief::move_result`]) that keeps only consistent hypotheses and removes
+//! duplicates.
+//!
+//! When an expansion would overflow the active capacity, the parents are
+//! shuffled (a seeded, uniform sample), expanded in that order until the
+//! active region is full, and the unexpanded rest is stashed, tagged with the
+//! log position it has not yet absorbed. Every observation is logged with our
+//! own state at the time. When an update contradicts every active
+//! hypothesis, the **earliest** stash is taken first and re-simulated through
+//! the log. Recovering from the earliest rather than the latest costs more on
+//! one recovery but amortises the worst case: each recovery pushes the oldest
+//! unexplored boards forward, so the stash never keeps an ever-longer replay
+//! waiting behind cheap recent ones.
+
+mod expand;
+mod hyp;
+mod own;
+mod table;
+
+pub use expand::MAX_CHILDREN;
+pub use hyp::{Hypothesis, Unpacked};
+pub use own::Own;
+
+use crate::bitboard::Bitboard;
+use crate::board::Board;
+use crate::piece::Piece;
+use crate::rng::Rng;
+use crate::rules::{self, Move};
+use crate::square::{Color, Square};
+use core::fmt;
+use table::Table;
+
+/// What one sense showed, prepared for filtering.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SenseWindow {
+    /// The squares that were seen.
+    pub mask: Bitboard,
+    /// The opponent's pieces seen there, as visible codes in three planes.
+    pub expect: [u64; 3],
+}
+
+/// One observation, as logged for re-simulation.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Observation {
+    /// The opponent moved; `capture` is where it took one of our pieces.
+    OpponentMove {
+        /// The capture square, if any.
+        capture: Option<Square>,
+    },
+    /// We sensed.
+    Sense(SenseWindow),
+    /// Our move: what we requested, what was taken, what it captured.
+    MoveResult {
+        /// The request as sent (`None`: pass).
+        requested: Option<Move>,
+        /// The move played (`None`: pass or failed).
+        taken: Option<Move>,
+        /// Where we captured, if we did.
+        capture: Option<Square>,
+    },
+}
+
+/// A logged observation with our own state just before it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    /// What was observed.
+    pub obs: Observation,
+    /// Our side before the observation.
+    pub own: Own,
+}
+
+impl LogEntry {
+    /// A placeholder for filling storage.
+    pub const EMPTY: LogEntry = LogEntry { obs: Observation::OpponentMove { capture: None }, own: Own::EMPTY };
+}
+
+/// Why an update was refused. The belief is unchanged unless noted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum UpdateError {
+    /// No hypothesis (active, stashed or rebuilt) is consistent with it.
+    Contradiction,
+    /// The observation came at the wrong point of the turn.
+    OutOfOrder(&'static str),
+    /// The observation disagrees with our own pieces or is malformed.
+    Invalid(&'static str),
+}
+
+impl fmt::Display for UpdateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UpdateError::Contradiction => f.write_str("observation contradicts every hypothesis"),
+            UpdateError::OutOfOrder(m) => write!(f, "observation out of order: {m}"),
+            UpdateError::Invalid(m) => write!(f, "invalid observation: {m}"),
+        }
+    }
+}
+
+impl core::error::Error for UpdateError {}
+
+/// Caller-provided memory for a [`Belief`].
+pub struct Storage<'s> {
+    /// Hypothesis slots: active capacity plus stash space.
+    pub hypotheses: &'s mut [Hypothesis],
+    /// The deduplication index; at least twice the active capacity
+    /// (rounded down to a power of two when used).
+    pub table: &'s mut [u64],
+    /// The observation log (one entry per observation; a game needs a few
+    /// hundred).
+    pub log: &'s mut [LogEntry],
+}
+
+impl Storage<'_> {
+    /// Bytes per active hypothesis, table included, for sizing from a memory budget
+    /// with `stash_ratio` stash slots per active slot.
+    pub const fn bytes_per_active(stash_ratio: f64) -> f64 {
+        (1.0 + stash_ratio) * core::mem::size_of::<Hypothesis>() as f64 + 2.0 * 8.0
+    }
+}
+
+/// Counters for reports.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Active hypotheses.
+    pub active: usize,
+    /// Hypotheses held in the stash.
+    pub stashed: usize,
+    /// Hypotheses dropped for lack of space (the belief may no longer be exact).
+    pub dropped: u64,
+    /// Recoveries from the stash.
+    pub recoveries: u64,
+    /// Opponent-move expansions.
+    pub expansions: u64,
+    /// Children generated in all expansions (before deduplication).
+    pub children: u64,
+    /// Times an expansion overflowed and sampled.
+    pub overflows: u64,
+    /// Bytes of caller storage in use.
+    pub bytes: usize,
+    /// Active capacity.
+    pub capacity: usize,
+    /// Observations logged.
+    pub logged: usize,
+    /// Rebuilds by search over the log (after everything stashed was contradicted).
+    pub rebuilds: u64,
+}
+
+#[derive(Copy, Clone, Debug, Default)]
+struct Segment {
+    /// The first log entry these hypotheses have not absorbed.
+    time: u32,
+    start: usize,
+    len: usize,
+}
+
+const MAX_SEGMENTS: usize = 256;
+
+/// The set of opponent positions consistent with every observation so far.
+pub struct Belief<'s> {
+    own: Own,
+    slots: &'s mut [Hypothesis],
+    table: Table<'s>,
+    log: &'s mut [LogEntry],
+    log_len: usize,
+    len: usize,
+    max_active: usize,
+    stash_start: usize,
+    segments: [Segment; MAX_SEGMENTS],
+    nseg: usize,
+    rng: Rng,
+    our_turn: bool,
+    opening_pass: bool,
+    stats: Stats,
+    /// The opponent's starting position, the root of a rebuild.
+    initial: Hypothesis,
+    /// Whether the log holds every observation since the start.
+    log_complete: bool,
+    /// During a rebuild the active region may exceed the dedup table, so
+    /// updates deduplicate by sorting instead.
+    wide: bool,
+}
+
+/// A hypothesis that was never written (returned when storage is too small).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct StorageTooSmall;
+
+impl fmt::Display for StorageTooSmall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("belief storage too small: need at least one hypothesis slot, a table of two entries per active slot and one log entry")
+    }
+}
+
+impl core::error::Error for StorageTooSmall {}
+
+impl<'s> Belief<'s> {
+    /// A belief for `color` starting from `board` (whose opponent half is the
+    /// single initial hypothesis), with `max_active` active slots (the rest of
+    /// `storage.hypotheses` is stash) and a seeded sampler.
+    ///
+    /// # Errors
+    /// [`StorageTooSmall`] if the slots, table or log cannot hold `max_active`.
+    pub fn new(storage: Storage<'s>, max_active: usize, board: &Board, color: Color, seed: u64) -> Result<Self, StorageTooSmall> {
+        let table = Table::new(storage.table);
+        let max_active = max_active.min(storage.hypotheses.len()).min(table.len() / 2).min(u32::MAX as usize);
+        if max_active == 0 || storage.log.is_empty() {
+            return Err(StorageTooSmall);
+        }
+        let slots = storage.hypotheses;
+        let stash_start = slots.len();
+        let initial = Hypothesis::from_board(board, color.flip());
+        slots[0] = initial;
+        let mut b = Belief {
+            own: Own::from_board(board, color),
+            slots,
+            table,
+            log: storage.log,
+            log_len: 0,
+            len: 1,
+            max_active,
+            stash_start,
+            segments: [Segment::default(); MAX_SEGMENTS],
+            nseg: 0,
+            rng: Rng::new(seed),
+            our_turn: board.turn() == color,
+            opening_pass: board.turn() == color,
+            stats: Stats::default(),
+            initial,
+            log_complete: true,
+            wide: false,
+        };
+        b.stats.capacity = max_active;
+        Ok(b)
+    }
+
+    /// Our side as it stands.
+    pub fn own(&self) -> &Own {
+        &self.own
+    }
+
+    /// Our colour.
+    pub fn color(&self) -> Color {
+        self.own.color
+    }
+
+    /// Whether it is our turn (sense and move next).
+    pub fn our_turn(&self) -> bool {
+        self.our_turn
+    }
+
+    /// The active hypotheses.
+    pub fn hypotheses(&self) -> &[Hypothesis] {
+        &self.slots[..self.len]
+    }
+
+    /// The stashed hypotheses (in no particular order).
+    pub fn stashed(&self) -> &[Hypothesis] {
+        &self.slots[self.stash_start..]
+    }
+
+    /// Number of active hypotheses.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no hypothesis is active (only after a failed recovery).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Active capacity.
+    pub fn capacity(&self) -> usize {
+        self.max_active
+    }
+
+    /// Counters and memory.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            active: self.len,
+            stashed: self.slots.len() - self.stash_start,
+            bytes: core::mem::size_of_val(self.slots)
+                + self.table.len() * 8
+                + core::mem::size_of_val(self.log)
+                + core::mem::size_of::<Self>(),
+            logged: self.log_len,
+            ..self.stats
+        }
+    }
+
+    /// The full board of hypothesis `h` with `turn` to move.
+    pub fn board(&self, h: &Hypothesis, turn: Color) -> Board {
+        self.own.board_with(h, turn)
+    }
+
+    /// The side to move in the belief's current positions.
+    pub fn side_to_move(&self) -> Color {
+        if self.our_turn { self.own.color } else { self.own.color.flip() }
+    }
+
+    /// Whether `board` (compared as placement, castling rights and the X-FEN
+    /// en-passant square; side to move and clocks ignored) is among the active
+    /// or stashed hypotheses.
+    pub fn contains(&self, board: &Board) -> bool {
+        let us = self.own.color;
+        if Own::from_board(board, us).pieces != self.own.pieces {
+            return false;
+        }
+        let ours = Own::from_board(board, us);
+        if ours.castling != self.own.castling {
+            return false;
+        }
+        let mut b = *board;
+        b.set_turn(self.side_to_move());
+        // Our en-passant square (after our double step) is shared state: compare it in X-FEN terms.
+        if !self.our_turn {
+            let mut mine = b;
+            mine.set_ep_square(self.own.ep);
+            if b.capturable_ep_square() != mine.capturable_ep_square() {
+                return false;
+            }
+        }
+        let h = Hypothesis::from_board(&b, us.flip());
+        self.hypotheses().contains(&h) || self.stashed().contains(&h)
+    }
+
+    // ---- updates ---------------------------------------------------------
+
+    /// The opponent moved; `capture` is where it took one of our pieces.
+    ///
+    /// # Errors
+    /// Out of order if it is our turn (except the null report reconchess
+    /// gives white before its first move, which changes nothing); invalid if
+    /// the capture square holds none of our pieces; a contradiction if no
+    /// hypothesis allows it.
+    pub fn opponent_move(&mut self, capture: Option<Square>) -> Result<(), UpdateError> {
+        if self.our_turn {
+            if self.opening_pass && capture.is_none() {
+                return Ok(());
+            }
+            return Err(UpdateError::OutOfOrder("opponent_move during our turn"));
+        }
+        if let Some(sq) = capture
+            && !self.own.occupied().contains(sq)
+        {
+            return Err(UpdateError::Invalid("capture square holds none of our pieces"));
+        }
+        let obs = Observation::OpponentMove { capture };
+        self.observe(obs)?;
+        self.our_turn = true;
+        self.opening_pass = false;
+        Ok(())
+    }
+
+    /// We sensed: `result` lists every square of the window with its piece.
+    ///
+    /// # Errors
+    /// Out of order outside our turn; invalid if it disagrees with our own
+    /// pieces or repeats a square; a contradiction if no hypothesis matches.
+    pub fn sense(&mut self, result: &[(Square, Option<Piece>)]) -> Result<(), UpdateError> {
+        if !self.our_turn {
+            return Err(UpdateError::OutOfOrder("sense_result outside our turn"));
+        }
+        let window = self.sense_window(result)?;
+        self.observe(Observation::Sense(window))?;
+        self.opening_pass = false;
+        Ok(())
+    }
+
+    /// Prepares a sense result for filtering, checking it against our pieces.
+    ///
+    /// # Errors
+    /// Invalid if a square repeats or our own pieces are misreported.
+    pub fn sense_window(&self, result: &[(Square, Option<Piece>)]) -> Result<SenseWindow, UpdateError> {
+        let us = self.own.color;
+        let ours = self.own.occupied();
+        let mut mask = Bitboard::EMPTY;
+        let mut expect = [0u64; 3];
+        for &(sq, piece) in result {
+            if mask.contains(sq) {
+                return Err(UpdateError::Invalid("a square appears twice in the sense result"));
+            }
+            mask.insert(sq);
+            match piece {
+                Some(p) if p.color == us => {
+                    if self.own.kind_at(sq) != Some(p.kind) {
+                        return Err(UpdateError::Invalid("sense result shows one of our pieces where we have none of that kind"));
+                    }
+                }
+                Some(p) => {
+                    if ours.contains(sq) {
+                        return Err(UpdateError::Invalid("sense result shows an opponent piece on our own piece"));
+                    }
+                    let code = p.kind as u8 + 1;
+                    for (i, plane) in expect.iter_mut().enumerate() {
+                        if code >> i & 1 != 0 {
+                            *plane |= 1 << sq as u32;
+                        }
+                    }
+                }
+                None => {
+                    if ours.contains(sq) {
+                        return Err(UpdateError::Invalid("sense result shows empty a square holding our piece"));
+                    }
+                }
+            }
+        }
+        Ok(SenseWindow { mask, expect })
+    }
+
+    /// Our move's result: the request as sent, the move taken and our capture.
+    ///
+    /// # Errors
+    /// Out of order outside our turn; invalid if the request is not one we
+    /// may make or the taken move is not a possible revision of it; a
+    /// contradiction if no hypothesis gives this result.
+    pub fn move_result(&mut self, requested: Option<Move>, taken: Option<Move>, capture: Option<Square>) -> Result<(), UpdateError> {
+        if !self.our_turn {
+            return Err(UpdateError::OutOfOrder("move_result outside our turn"));
+        }
+        if let Some(r) = requested {
+            let template = self.own.board_with(&Hypothesis::EMPTY, self.own.color);
+            if !rules::is_requestable(&template, r) {
+                return Err(UpdateError::Invalid("requested move is not one we may request"));
+            }
+        } else if taken.is_some() || capture.is_some() {
+            return Err(UpdateError::Invalid("a pass cannot take a move or capture"));
+        }
+        if let Some(t) = taken
+            && !self.own.occupied().contains(t.from)
+        {
+            return Err(UpdateError::Invalid("taken move does not start on one of our pieces"));
+        }
+        self.observe(Observation::MoveResult { requested, taken, capture })?;
+        self.our_turn = false;
+        self.opening_pass = false;
+        Ok(())
+    }
+
+    /// Applies and logs one observation, recovering from the stash if it
+    /// contradicts every active hypothesis.
+    fn observe(&mut self, obs: Observation) -> Result<(), UpdateError> {
+        let own = self.own;
+        let time = self.log_len as u32;
+        match self.apply(&obs, &own, time) {
+            Ok(()) => {}
+            Err(Empty) => self.recover(&obs, &own)?,
+        }
+        self.own = next_own(&own, &obs);
+        if self.log_len < self.log.len() {
+            self.log[self.log_len] = LogEntry { obs, own };
+            self.log_len += 1;
+        } else {
+            self.log_complete = false;
+        }
+        if !self.log_complete && self.nseg > 0 {
+            // The log is full: stashed boards can no longer be replayed.
+            self.stats.dropped += (self.slots.len() - self.stash_start) as u64;
+            self.stash_start = self.slots.len();
+            self.nseg = 0;
+        }
+        Ok(())
+    }
+
+    /// Applies one observation to the active set. On `Err(Empty)` nothing
+    /// changed (no hypothesis survived).
+    fn apply(&mut self, obs: &Observation, own: &Own, time: u32) -> Result<(), Empty> {
+        match *obs {
+            Observation::OpponentMove { capture } => self.expand(own, capture, time),
+            Observation::Sense(w) => self.retain(|h| w.matches(h).then_some(*h), false),
+            Observation::MoveResult { requested, taken, capture } => {
+                let f = our_move_filter(own, requested, taken, capture);
+                self.retain(f, true)
+            }
+        }
+    }
+
+    /// Keeps the hypotheses `f` maps to `Some`, replacing them with the
+    /// result, in order; with `dedup`, drops repeats. Changes nothing and
+    /// returns `Err(Empty)` if none survives.
+    fn retain(&mut self, mut f: impl FnMut(&Hypothesis) -> Option<Hypothesis>, dedup: bool) -> Result<(), Empty> {
+        let table_dedup = dedup && !self.wide;
+        if table_dedup {
+            self.table.clear();
+        }
+        let mut w = 0;
+        for i in 0..self.len {
+            let h = self.slots[i];
+            if let Some(new) = f(&h) {
+                if table_dedup && !self.table.insert(&new, w, self.slots) {
+                    continue;
+                }
+                self.slots[w] = new;
+                w += 1;
+            }
+        }
+        if w == 0 {
+            return Err(Empty);
+        }
+        self.len = if dedup && self.wide { sort_dedup(&mut self.slots[..w]) } else { w };
+        Ok(())
+    }
+
+    /// Expands every active hypothesis by every opponent move allowed by the
+    /// capture report, in place, sampling and stashing on overflow.
+    fn expand(&mut self, own: &Own, capture: Option<Square>, time: u32) -> Result<(), Empty> {
+        self.stats.expansions += 1;
+        let cx = expand::Context::new(own, capture);
+        let n = self.len;
+        // Parents move to the top of the free region; children grow from 0.
+        let base = self.stash_start - n;
+        self.slots.copy_within(0..n, base);
+        let may_overflow = n.saturating_mul(64) > self.max_active;
+        if may_overflow {
+            for i in (1..n).rev() {
+                let j = self.rng.below(i as u64 + 1) as usize;
+                self.slots.swap(base + i, base + j);
+            }
+        }
+        if !self.wide {
+            self.table.clear();
+        }
+        let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
+        let mut w = 0usize;
+        let mut children = 0u64;
+        for i in 0..n {
+            let parent = self.slots[base + i];
+            let mut k = 0;
+            expand::children(&parent, &cx, |c| {
+                buf[k] = c;
+                k += 1;
+            });
+            children += k as u64;
+            let room = self.max_active.min(base + i + 1);
+            if w + k > room {
+                if w == 0 {
+                    // Not even one parent's children fit: keep a uniform sample of them.
+                    for j in (1..k).rev() {
+                        let r = self.rng.below(j as u64 + 1) as usize;
+                        buf.swap(j, r);
+                    }
+                    self.stats.dropped += (k - room) as u64;
+                    k = room;
+                } else {
+                    self.stats.overflows += 1;
+                    self.stash_parents(base + i, n - i, time);
+                    break;
+                }
+            }
+            for c in &buf[..k] {
+                if self.wide || self.table.insert(c, w, self.slots) {
+                    self.slots[w] = *c;
+                    w += 1;
+                }
+            }
+        }
+        self.stats.children += children;
+        if w == 0 {
+            // Nothing possible: put the parents back where they were.
+            self.slots.copy_within(base..base + n, 0);
+            self.len = n;
+            return Err(Empty);
+        }
+        self.len = if self.wide { sort_dedup(&mut self.slots[..w]) } else { w };
+        Ok(())
+    }
+
+    /// Moves `slots[start..start + len]`, which sits directly below the
+    /// stash, into the stash as one segment (subsampled if the stash is full).
+    fn stash_parents(&mut self, start: usize, len: usize, time: u32) {
+        debug_assert_eq!(start + len, self.stash_start);
+        let stash_room = self.slots.len() - self.max_active - (self.slots.len() - self.stash_start);
+        let keep = len.min(stash_room);
+        if keep == 0 || self.nseg == MAX_SEGMENTS || self.log_len >= self.log.len() {
+            self.stats.dropped += len as u64;
+            return;
+        }
+        // The parents were shuffled, so the top `keep` of them are a uniform sample.
+        self.stats.dropped += (len - keep) as u64;
+        let seg_start = start + len - keep;
+        self.segments[self.nseg] = Segment { time, start: seg_start, len: keep };
+        self.nseg += 1;
+        self.stash_start = seg_start;
+    }
+
+    /// Every active hypothesis contradicts `obs`: replay stashed boards, the
+    /// earliest first, through the log and then `obs`. The active set is
+    /// dead, so all memory below the stash serves as one wide working pool
+    /// (half of it; the other half takes what a replay must stash again).
+    /// When the stash runs dry after drops, the initial position is replayed
+    /// the same way, and a bounded depth-first search is the last resort.
+    fn recover(&mut self, obs: &Observation, own_now: &Own) -> Result<(), UpdateError> {
+        if self.nseg == 0 && self.stats.dropped == 0 {
+            // Exact so far: the observation itself is impossible.
+            return Err(UpdateError::Contradiction);
+        }
+        let mut from_root = false;
+        loop {
+            if self.nseg == 0 {
+                let room = self.slots.len() - self.max_active;
+                if from_root || !self.log_complete || room == 0 {
+                    break;
+                }
+                from_root = true;
+                self.stats.rebuilds += 1;
+                let at = self.slots.len() - 1;
+                self.slots[at] = self.initial;
+                self.segments[0] = Segment { time: 0, start: at, len: 1 };
+                self.nseg = 1;
+                self.stash_start = at;
+            }
+            self.stats.recoveries += 1;
+            let idx = (0..self.nseg).min_by_key(|&i| self.segments[i].time).expect("non-empty");
+            let seg = self.segments[idx];
+            let work = (self.stash_start + seg.len) / 2;
+            let take = seg.len.min(work.max(self.max_active));
+            self.slots.copy_within(seg.start..seg.start + take, 0);
+            self.len = take;
+            self.unstash(idx, take);
+            let saved_max = self.max_active;
+            self.max_active = (self.stash_start / 2).max(saved_max).max(take);
+            self.wide = true;
+            let mut alive = true;
+            for t in seg.time as usize..self.log_len {
+                let entry = self.log[t];
+                if self.apply(&entry.obs, &entry.own, t as u32).is_err() {
+                    alive = false;
+                    break;
+                }
+            }
+            if alive && (seg.time as usize) <= self.log_len {
+                alive = self.apply(obs, own_now, self.log_len as u32).is_ok();
+            }
+            self.wide = false;
+            self.max_active = saved_max;
+            if alive {
+                self.shrink_to_capacity(self.log_len as u32 + 1);
+                return Ok(());
+            }
+        }
+        self.len = 0;
+        self.search_rebuild(obs, own_now)
+    }
+
+    /// Keeps a uniform sample of `max_active` hypotheses active and stashes
+    /// the rest, tagged `time`.
+    fn shrink_to_capacity(&mut self, time: u32) {
+        let n = self.len;
+        if n <= self.max_active {
+            return;
+        }
+        for i in 0..self.max_active {
+            let j = i + self.rng.below((n - i) as u64) as usize;
+            self.slots.swap(i, j);
+        }
+        let rest = n - self.max_active;
+        let start = self.stash_start - rest;
+        self.slots.copy_within(self.max_active..n, start);
+        self.len = self.max_active;
+        self.stash_parents(start, rest, time);
+    }
+
+    /// Depth-first search over the log in random child order, bounded by
+    /// [`REBUILD_BUDGET`] expansions; works in the free slots.
+    fn search_rebuild(&mut self, obs: &Observation, own_now: &Own) -> Result<(), UpdateError> {
+        if !self.log_complete {
+            return Err(UpdateError::Contradiction);
+        }
+        self.stats.rebuilds += 1;
+        let depth = self.log_len + 1;
+        // Frames (state, cursor) grow down from the end; results up from `lo`.
+        let mut lo = self.len;
+        let frames_needed = 2 * (depth + 1);
+        if self.stash_start < lo + frames_needed + 1 {
+            // No room beside the (contradicted) active set: give it up.
+            lo = 0;
+            if self.stash_start < frames_needed + 1 {
+                return Err(UpdateError::Contradiction);
+            }
+        }
+        let top = self.stash_start;
+        let frame = |d: usize| top - 2 * (d + 1);
+        let results_cap = (frame(depth) - lo).min(self.max_active);
+        let entry = |b: &Self, d: usize| if d < b.log_len { (b.log[d].obs, b.log[d].own) } else { (*obs, *own_now) };
+
+        self.table.clear();
+        let mut found = 0usize;
+        let mut budget = REBUILD_BUDGET;
+        let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
+        let mut d = 0usize;
+        self.slots[frame(0)] = self.initial;
+        self.slots[frame(0) + 1] = Hypothesis { planes: [0, 0, u64::MAX] };
+        'search: loop {
+            if d == depth {
+                let h = self.slots[frame(d)];
+                let at = lo + found;
+                if self.table.insert(&h, at, self.slots) {
+                    self.slots[at] = h;
+                    found += 1;
+                    if found == results_cap {
+                        break 'search;
+                    }
+                }
+            } else {
+                let state = self.slots[frame(d)];
+                let (o, own) = entry(self, d);
+                let next = match o {
+                    Observation::OpponentMove { capture } => {
+                        let cx = expand::Context::new(&own, capture);
+                        let mut k = 0;
+                        expand::children(&state, &cx, |c| {
+                            buf[k] = c;
+                            k += 1;
+                        });
+                        budget = budget.saturating_sub(1);
+                        let cur = &mut self.slots[frame(d) + 1].planes;
+                        if cur[2] == u64::MAX {
+                            cur[1] = self.rng.below(k.max(1) as u64);
+                            cur[2] = k as u64;
+                        }
+                        if (cur[0] as usize) < k {
+                            let i = ((cur[0] + cur[1]) % k as u64) as usize;
+                            cur[0] += 1;
+                            Some(buf[i])
+                        } else {
+                            None
+                        }
+                    }
+                    Observation::Sense(w) => {
+                        let done = &mut self.slots[frame(d) + 1].planes;
+                        if done[0] == 0 && w.matches(&state) {
+                            done[0] = 1;
+                            Some(state)
+                        } else {
+                            None
+                        }
+                    }
+                    Observation::MoveResult { requested, taken, capture } => {
+                        let done = &mut self.slots[frame(d) + 1].planes;
+                        if done[0] == 0 {
+                            done[0] = 1;
+                            our_move_filter(&own, requested, taken, capture)(&state)
+                        } else {
+                            None
+                        }
+                    }
+                };
+                if let Some(child) = next {
+                    d += 1;
+                    self.slots[frame(d)] = child;
+                    self.slots[frame(d) + 1] = Hypothesis { planes: [0, 0, u64::MAX] };
+                    continue;
+                }
+                if budget == 0 {
+                    break 'search;
+                }
+            }
+            // Backtrack.
+            if d == 0 {
+                break;
+            }
+            d -= 1;
+        }
+        if found == 0 {
+            return Err(UpdateError::Contradiction);
+        }
+        self.slots.copy_within(lo..lo + found, 0);
+        self.len = found;
+        Ok(())
+    }
+
+    /// Removes the first `take` hypotheses of segment `idx` from the stash,
+    /// closing the gap.
+    fn unstash(&mut self, idx: usize, take: usize) {
+        let seg = self.segments[idx];
+        // Everything below the removed range moves up by `take`.
+        self.slots.copy_within(self.stash_start..seg.start, self.stash_start + take);
+        for s in &mut self.segments[..self.nseg] {
+            if s.start < seg.start {
+                s.start += take;
+            }
+        }
+        self.stash_start += take;
+        let s = &mut self.segments[idx];
+        s.start += take;
+        s.len -= take;
+        if s.len == 0 {
+            self.segments.copy_within(idx + 1..self.nseg, idx);
+            self.nseg -= 1;
+        }
+    }
+
+    /// Checks internal invariants (for tests).
+    ///
+    /// # Panics
+    /// If the active set has duplicates or overlaps the stash, or segments
+    /// do not tile the stash.
+    pub fn debug_check(&self) {
+        assert!(self.len <= self.max_active);
+        assert!(self.len <= self.stash_start);
+        let mut total = 0;
+        for s in &self.segments[..self.nseg] {
+            assert!(s.start >= self.stash_start && s.start + s.len <= self.slots.len());
+            total += s.len;
+        }
+        assert_eq!(total, self.slots.len() - self.stash_start, "segments must tile the stash");
+        assert!(self.slots.len() - self.stash_start <= self.slots.len() - self.max_active);
+    }
+}
+
+/// Sorts and removes repeats; returns the new length.
+fn sort_dedup(hyps: &mut [Hypothesis]) -> usize {
+    hyps.sort_unstable();
+    let mut w = 0;
+    for i in 0..hyps.len() {
+        if w == 0 || hyps[i] != hyps[w - 1] {
+            hyps[w] = hyps[i];
+            w += 1;
+        }
+    }
+    w
+}
+
+/// How many expansions a rebuild may spend before it gives up.
+pub const REBUILD_BUDGET: usize = 2_000_000;
+
+impl SenseWindow {
+    /// Whether `h` shows exactly what was sensed.
+    #[inline]
+    pub fn matches(&self, h: &Hypothesis) -> bool {
+        let v = h.visible_planes();
+        let m = self.mask.0;
+        (v[0] & m) == self.expect[0] && (v[1] & m) == self.expect[1] && (v[2] & m) == self.expect[2]
+    }
+}
+
+/// The filter for our move's result: keeps hypotheses under which the
+/// request is revised into `taken` with `capture`, and applies the move.
+fn our_move_filter(
+    own: &Own,
+    requested: Option<Move>,
+    taken: Option<Move>,
+    capture: Option<Square>,
+) -> impl Fn(&Hypothesis) -> Option<Hypothesis> {
+    let template = own.board_with(&Hypothesis::EMPTY, own.color);
+    let req = requested.map(|r| rules::add_queen_promotion(&template, r));
+    let us = own.color;
+    move |h: &Hypothesis| {
+        if let Some(req) = req {
+            let mut b = template;
+            b.colors[us.flip() as usize] = h.occupied();
+            b.ep = h.unpack().ep_pawn.first().and_then(|sq| sq.forward(us));
+            let t = rules::revise(&b, req);
+            if t != taken || rules::capture_square(&b, t) != capture {
+                return None;
+            }
+        }
+        let mut child = h.without_ep();
+        if let Some(c) = capture {
+            child.set_code(c, 0);
+        }
+        Some(child)
+    }
+}
+
+/// Our side after an observation.
+fn next_own(own: &Own, obs: &Observation) -> Own {
+    let mut next = *own;
+    match *obs {
+        Observation::OpponentMove { capture: Some(sq) } => next.lose(sq),
+        Observation::OpponentMove { capture: None } => next.opponent_moved(),
+        Observation::Sense(_) => {}
+        Observation::MoveResult { taken, .. } => next.play(taken),
+    }
+    next
+}
+
+/// No hypothesis survived (internal).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Empty;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,350 @@
+//! The belief against a brute-force reference built from the rules core,
+//! and the "true board is never lost" property under small capacities.
+
+use super::*;
+use crate::piece::PieceKind;
+use crate::rules::arbitrate;
+use std::collections::HashSet;
+use std::vec::Vec;
+
+/// The 3x3 window around `center`, clipped, as reconchess lists it.
+pub(crate) fn window(center: Square) -> Vec<Square> {
+    let mut v = Vec::new();
+    for dr in [1i8, 0, -1] {
+        for df in [-1i8, 0, 1] {
+            if let Some(sq) = center.offset(df, dr) {
+                v.push(sq);
+            }
+        }
+    }
+    v
+}
+
+fn sense_result(board: &Board, center: Square) -> Vec<(Square, Option<Piece>)> {
+    window(center).into_iter().map(|sq| (sq, board.piece_at(sq))).collect()
+}
+
+fn random_request(board: &Board, rng: &mut Rng) -> Option<Move> {
+    let mut moves = Vec::new();
+    rules::move_actions(board, |m| {
+        moves.push(m);
+        false
+    });
+    if moves.is_empty() || rng.below(12) == 0 {
+        return None;
+    }
+    // Favour captures of the king when possible, so games also end that way.
+    Some(moves[rng.below(moves.len() as u64) as usize])
+}
+
+/// The opponent half of `board` (with `turn` to move), in the belief's encoding.
+fn key(board: &Board, us: Color) -> Hypothesis {
+    Hypothesis::from_board(board, us.flip())
+}
+
+/// Brute force: the exact set of full boards consistent with the observations.
+struct Reference {
+    boards: Vec<Board>,
+    us: Color,
+}
+
+impl Reference {
+    fn keys(&self) -> HashSet<Hypothesis> {
+        self.boards.iter().map(|b| key(b, self.us)).collect()
+    }
+
+    fn dedup(&mut self) {
+        let mut seen = HashSet::new();
+        let us = self.us;
+        self.boards.retain(|b| seen.insert(key(b, us)));
+    }
+
+    fn opponent_move(&mut self, capture: Option<Square>) {
+        let mut next = Vec::new();
+        for b in &self.boards {
+            let mut requests: Vec<Option<Move>> = std::vec![None];
+            rules::move_actions(b, |m| {
+                requests.push(Some(m));
+                false
+            });
+            for r in requests {
+                let res = arbitrate(b, r).unwrap();
+                if res.capture == capture {
+                    let mut c = *b;
+                    c.play(res.taken);
+                    c.set_counters(0, 1);
+                    next.push(c);
+                }
+            }
+        }
+        self.boards = next;
+        self.dedup();
+    }
+
+    fn sense(&mut self, result: &[(Square, Option<Piece>)]) {
+        self.boards.retain(|b| result.iter().all(|&(sq, p)| b.piece_at(sq) == p));
+    }
+
+    fn move_result(&mut self, requested: Option<Move>, taken: Option<Move>, capture: Option<Square>) {
+        let mut next = Vec::new();
+        for b in &self.boards {
+            let res = arbitrate(b, requested).unwrap();
+            if res.taken == taken && res.capture == capture {
+                let mut c = *b;
+                c.play(taken);
+                c.set_counters(0, 1);
+                next.push(c);
+            }
+        }
+        self.boards = next;
+        self.dedup();
+    }
+}
+
+struct Mem {
+    slots: Vec<Hypothesis>,
+    table: Vec<u64>,
+    log: Vec<LogEntry>,
+}
+
+impl Mem {
+    fn new(active: usize, stash: usize) -> Mem {
+        Mem {
+            slots: std::vec![Hypothesis::EMPTY; active + stash],
+            table: std::vec![0; (2 * active).next_power_of_two()],
+            log: std::vec![LogEntry::EMPTY; 2048],
+        }
+    }
+    fn belief(&mut self, active: usize, color: Color, seed: u64) -> Belief<'_> {
+        let storage = Storage { hypotheses: &mut self.slots, table: &mut self.table, log: &mut self.log };
+        Belief::new(storage, active, &Board::start(), color, seed).unwrap()
+    }
+}
+
+/// What a test does after each observation.
+trait Check {
+    /// `history[t]` is the true position before log entry `t`.
+    fn check(&mut self, belief: &Belief<'_>, truth: &Board, what: &str, history: &[Board]);
+}
+
+/// Plays one random game from `color`'s side, feeding the belief, calling
+/// `check` after each observation. Returns the number of observations.
+fn play_game(belief: &mut Belief<'_>, color: Color, rng: &mut Rng, max_plies: usize, check: &mut dyn Check) -> usize {
+    let mut truth = Board::start();
+    let mut observations = 0;
+    let mut last_capture: Option<Square> = None;
+    let mut turn_started = false;
+    let mut history = Vec::new();
+    let mut before_opponent = truth;
+    for _ in 0..max_plies {
+        if truth.king_captured().is_some() || truth.halfmove_clock() >= 100 {
+            break;
+        }
+        if truth.turn() == color {
+            // Our turn: opponent report, sense, move.
+            if turn_started || color == Color::White {
+                let logged = belief.log_len;
+                belief.opponent_move(last_capture).unwrap();
+                if belief.log_len > logged {
+                    history.push(before_opponent);
+                }
+                observations += 1;
+                check.check(belief, &truth, "opponent_move", &history);
+            }
+            turn_started = true;
+            // Sense as the bot would (a random centre now and then).
+            let center = if rng.below(4) == 0 {
+                Square::index_const(rng.below(64) as usize)
+            } else {
+                let mut scratch = std::vec![0u64; crate::sense::scratch_len(4096)];
+                let mut chooser = crate::sense::Chooser::new(&mut scratch, 4096);
+                chooser.choose(belief.hypotheses(), |_| 1.0, rng).map_or(Square::E4, |c| c.best.center)
+            };
+            history.push(truth);
+            if let Err(e) = belief.sense(&sense_result(&truth, center)) {
+                std::eprintln!("sense failed: {e}; stats {:?}; truth {truth}", belief.stats());
+                return usize::MAX;
+            }
+            observations += 1;
+            check.check(belief, &truth, "sense", &history);
+            let req = random_request(&truth, rng);
+            let res = arbitrate(&truth, req).unwrap();
+            history.push(truth);
+            truth.play(res.taken);
+            belief.move_result(req, res.taken, res.capture).unwrap();
+            observations += 1;
+            check.check(belief, &truth, "move_result", &history);
+        } else {
+            let req = random_request(&truth, rng);
+            let res = arbitrate(&truth, req).unwrap();
+            before_opponent = truth;
+            truth.play(res.taken);
+            last_capture = res.capture;
+            turn_started = true;
+            if truth.king_captured().is_some() {
+                break;
+            }
+        }
+    }
+    observations
+}
+
+struct Exact {
+    reference: Reference,
+}
+
+impl Check for Exact {
+    fn check(&mut self, belief: &Belief<'_>, truth: &Board, what: &str, _history: &[Board]) {
+        belief.debug_check();
+        let got: HashSet<Hypothesis> = belief.hypotheses().iter().copied().collect();
+        assert_eq!(got.len(), belief.len(), "duplicates after {what}");
+        assert!(got.contains(&key(truth, belief.color())), "true board lost after {what}: {truth}");
+        assert!(belief.contains(truth));
+        let want = self.reference.keys();
+        if got != want {
+            let turn = belief.side_to_move();
+            let extra: Vec<_> = got.difference(&want).take(3).map(|h| std::format!("{}", belief.board(h, turn))).collect();
+            let missing: Vec<_> = want.difference(&got).take(3).map(|h| std::format!("{}", belief.board(h, turn))).collect();
+            panic!(
+                "belief ({}) differs from brute force ({}) after {what} on {truth}\nextra: {extra:#?}\nmissing: {missing:#?}",
+                got.len(),
+                want.len()
+            );
+        }
+    }
+}
+
+#[test]
+fn belief_equals_brute_force_in_random_games() {
+    let mut rng = Rng::new(42);
+    let mut total = 0;
+    for game in 0..60 {
+        let color = if game % 2 == 0 { Color::White } else { Color::Black };
+        let mut mem = Mem::new(1 << 20, 0);
+        let mut belief = mem.belief(1 << 20, color, game);
+        // The reference follows the same observations through its own updates.
+        let reference = Reference { boards: std::vec![Board::start()], us: color };
+        let mut exact = ExactDriver { inner: Exact { reference }, last: None };
+        total += play_game(&mut belief, color, &mut rng, 24, &mut exact);
+    }
+    assert!(total > 500, "{total} observations");
+}
+
+/// Drives the reference from the belief's own log so both see the same
+/// observations, then compares.
+struct ExactDriver {
+    inner: Exact,
+    last: Option<usize>,
+}
+
+impl Check for ExactDriver {
+    fn check(&mut self, belief: &Belief<'_>, truth: &Board, what: &str, history: &[Board]) {
+        let n = belief.log_len;
+        if self.inner.reference.boards.len() > 20_000 {
+            // Too large to follow by brute force; the true-board check still runs.
+            assert!(belief.contains(truth) || belief.stats().dropped > 0, "true board lost after {what}");
+            return;
+        }
+        if n > 0 && self.last != Some(n) {
+            let entry = belief.log[n - 1];
+            let r = &mut self.inner.reference;
+            match entry.obs {
+                Observation::OpponentMove { capture } => r.opponent_move(capture),
+                Observation::Sense(w) => {
+                    let result: Vec<(Square, Option<Piece>)> =
+                        w.mask.iter().map(|sq| (sq, truth.piece_at(sq))).collect();
+                    r.sense(&result);
+                }
+                Observation::MoveResult { requested, taken, capture } => r.move_result(requested, taken, capture),
+            }
+            self.last = Some(n);
+        }
+        self.inner.check(belief, truth, what, history);
+    }
+}
+
+struct TruthKept {
+    worst: usize,
+    lost: usize,
+}
+
+impl Check for TruthKept {
+    fn check(&mut self, belief: &Belief<'_>, truth: &Board, what: &str, history: &[Board]) {
+        belief.debug_check();
+        assert!(belief.len() <= belief.capacity());
+        assert_eq!(history.len(), belief.log_len);
+        let us = belief.color();
+        let active = belief.hypotheses().contains(&key(truth, us));
+        // Otherwise an ancestor of the truth must wait in a stash segment,
+        // as it was at the segment's time.
+        let stashed = belief.segments[..belief.nseg].iter().any(|s| {
+            let then = history.get(s.time as usize).unwrap_or(truth);
+            belief.slots[s.start..s.start + s.len].contains(&key(then, us))
+        });
+        assert!(
+            active || stashed || belief.stats().dropped > 0,
+            "true board lost after {what} without any drop: {truth}"
+        );
+        if !active && !stashed {
+            self.lost += 1;
+        }
+        if !active {
+            self.worst += 1;
+        }
+    }
+}
+
+fn small_capacity_games(capacity: usize, games: u64) {
+    let mut rng = Rng::new(capacity as u64);
+    // The stash is sized generously: it is what keeps the truth recoverable.
+    let mut mem = Mem::new(capacity, 200_000);
+    let (mut recoveries, mut rebuilds, mut lost, mut dropped_games, mut fails) = (0, 0, 0, 0, 0);
+    for game in 0..games {
+        let color = if game % 2 == 0 { Color::White } else { Color::Black };
+        let mut belief = mem.belief(capacity, color, game);
+        let mut check = TruthKept { worst: 0, lost: 0 };
+        let failed = play_game(&mut belief, color, &mut rng, 60, &mut check) == usize::MAX;
+        fails += failed as u64;
+        let st = belief.stats();
+        recoveries += st.recoveries;
+        rebuilds += st.rebuilds;
+        lost += check.lost;
+        dropped_games += (st.dropped > 0) as u64;
+    }
+    std::eprintln!("capacity {capacity}: {games} games, {recoveries} recoveries, {rebuilds} rebuilds, {dropped_games} games with drops, truth lost {lost} times, {fails} failed updates");
+    assert!(recoveries > 0, "the test never exercised recovery");
+    assert_eq!(fails, 0, "an update found no consistent board");
+    assert_eq!(lost, 0, "the true board was neither active nor waiting in the stash");
+}
+
+/// Games per capacity: 500 by default, `RBC_BELIEF_GAMES` to change it.
+fn games() -> u64 {
+    std::env::var("RBC_BELIEF_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(500)
+}
+
+#[test]
+fn true_board_survives_capacity_64() {
+    small_capacity_games(64, games());
+}
+
+#[test]
+fn true_board_survives_capacity_1000() {
+    small_capacity_games(1000, games());
+}
+
+#[test]
+fn impossible_observation_changes_nothing() {
+    let mut mem = Mem::new(1024, 0);
+    let mut b = mem.belief(1024, Color::White, 1);
+    b.opponent_move(None).unwrap();
+    let before: Vec<Hypothesis> = b.hypotheses().to_vec();
+    // The opponent cannot have a queen on e4 at the start.
+    let err = b.sense(&[(Square::E4, Some(Piece::new(PieceKind::Queen, Color::Black)))]);
+    assert_eq!(err, Err(UpdateError::Contradiction));
+    assert_eq!(b.hypotheses(), &before[..]);
+    b.move_result(Some("e2e4".parse().unwrap()), Some("e2e4".parse().unwrap()), None).unwrap();
+    assert_eq!(b.opponent_move(Some(Square::A1)), Err(UpdateError::Contradiction));
+    assert_eq!(b.len(), 1);
+    b.opponent_move(None).unwrap();
+    assert_eq!(b.len(), 1 + 20, "pass plus twenty opening moves");
+}

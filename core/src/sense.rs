@@ -1,0 +1,317 @@
+//! Choosing where to sense.
+//!
+//! A sense reveals the 3x3 window around its centre. Hypotheses that would
+//! show the same window form one part; after sensing, only the true part is
+//! left. The best centre minimises the expected number of hypotheses left,
+//! `sum(n_k^2) / N` over the parts `k` (ties: the smaller largest part). With
+//! weights (for example from the move chooser: boards on which our best move
+//! differs count more), `n_k` is the weight of part `k`.
+//!
+//! Only the 36 interior centres are scored: an edge or corner window is a
+//! subset of an interior window, so it can never split the belief better.
+//! Our own pieces look the same in every hypothesis and do not split it.
+//!
+//! A window's content is a 27-bit key: three bits (one per plane) for each of
+//! its nine squares, gathered three squares at a time with shifts. Keys are
+//! counted in an open-addressing table over caller-provided storage.
+
+use crate::belief::Hypothesis;
+use crate::rng::Rng;
+use crate::square::{File, Rank, Square};
+
+/// Default number of hypotheses scored; larger beliefs are sampled uniformly.
+pub const DEFAULT_SAMPLE: usize = 100_000;
+
+/// The scratch entries a [`Chooser`] needs for a given sample size.
+pub const fn scratch_len(sample: usize) -> usize {
+    (sample * 2).next_power_of_two()
+}
+
+/// The 36 interior centres, b2..g7.
+pub fn interior_centers() -> impl Iterator<Item = Square> {
+    (1..7).flat_map(|r| (1..7).map(move |f| Square::new(File::index_const(f), Rank::index_const(r))))
+}
+
+/// The window key of `h` around an interior `center`.
+#[inline(always)]
+pub fn window_key(h: &Hypothesis, center: Square) -> u32 {
+    let v = h.visible_planes();
+    let low = center as u32 - 9;
+    let mut key = 0u32;
+    for (i, plane) in v.iter().enumerate() {
+        let bits = plane >> low;
+        let rows = (bits & 7) | ((bits >> 8) & 7) << 3 | ((bits >> 16) & 7) << 6;
+        key |= (rows as u32) << (9 * i);
+    }
+    key
+}
+
+/// How good one centre is.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Score {
+    /// The centre.
+    pub center: Square,
+    /// Expected weight left after sensing there.
+    pub expected: f64,
+    /// The weight of the largest part.
+    pub largest: f64,
+}
+
+/// The chosen sense and how it was found.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The best centre.
+    pub best: Score,
+    /// How many hypotheses were scored (all, or a uniform sample).
+    pub scored: usize,
+    /// How many there were.
+    pub total: usize,
+}
+
+/// Scores sense windows using caller-provided scratch memory.
+pub struct Chooser<'s> {
+    table: &'s mut [u64],
+    mask: usize,
+    sample: usize,
+}
+
+const EMPTY_KEY: u32 = u32::MAX;
+
+impl<'s> Chooser<'s> {
+    /// A chooser scoring at most `sample` hypotheses (the rest is sampled),
+    /// with `table` of at least [`scratch_len`]`(sample)` entries.
+    ///
+    /// # Panics
+    /// If `table` is smaller than that.
+    pub fn new(table: &'s mut [u64], sample: usize) -> Chooser<'s> {
+        let need = scratch_len(sample.max(1));
+        assert!(table.len() >= need, "sense scratch needs {need} entries");
+        Chooser { table: &mut table[..need], mask: need - 1, sample: sample.max(1) }
+    }
+
+    /// The best interior centre for `hyps`, each weighing `weight(i)` (use
+    /// `|_| 1.0` for plain counts). `None` if there are no hypotheses.
+    pub fn choose(&mut self, hyps: &[Hypothesis], weight: impl Fn(usize) -> f32, rng: &mut Rng) -> Option<Choice> {
+        let mut best: Option<Score> = None;
+        self.each_score(hyps, &weight, rng, |s| {
+            let better = match best {
+                None => true,
+                Some(b) => s.expected < b.expected - 1e-9 || (s.expected <= b.expected + 1e-9 && s.largest < b.largest),
+            };
+            if better {
+                best = Some(s);
+            }
+        })
+        .map(|(scored, total)| Choice { best: best.expect("scored at least one centre"), scored, total })
+    }
+
+    /// Calls `f` with the score of every interior centre; returns (scored, total).
+    pub fn each_score(
+        &mut self,
+        hyps: &[Hypothesis],
+        weight: &impl Fn(usize) -> f32,
+        rng: &mut Rng,
+        mut f: impl FnMut(Score),
+    ) -> Option<(usize, usize)> {
+        if hyps.is_empty() {
+            return None;
+        }
+        let n = hyps.len();
+        let sampled = n > self.sample;
+        let count = if sampled { self.sample } else { n };
+        // Indices of the scored hypotheses: all of them, or a uniform sample
+        // (with replacement), drawn once and reused for every centre.
+        let seed = rng.next_u64();
+        let pick = |i: usize| -> usize {
+            if sampled {
+                let mut r = Rng::new(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                r.below(n as u64) as usize
+            } else {
+                i
+            }
+        };
+        let mut total_w = 0.0f64;
+        for i in 0..count {
+            total_w += weight(pick(i)) as f64;
+        }
+        if total_w <= 0.0 {
+            return None;
+        }
+        for center in interior_centers() {
+            self.table.fill(pack(EMPTY_KEY, 0.0));
+            let (mut sum_sq, mut largest) = (0.0f64, 0.0f64);
+            for i in 0..count {
+                let idx = pick(i);
+                let key = window_key(&hyps[idx], center);
+                let w = weight(idx);
+                let mut pos = (key.wrapping_mul(0x9e37_79b1) as usize ^ (key as usize >> 7)) & self.mask;
+                loop {
+                    let (k, acc) = unpack(self.table[pos]);
+                    if k == EMPTY_KEY {
+                        self.table[pos] = pack(key, w);
+                        break;
+                    }
+                    if k == key {
+                        self.table[pos] = pack(key, acc + w);
+                        break;
+                    }
+                    pos = (pos + 1) & self.mask;
+                }
+            }
+            for &e in self.table.iter() {
+                let (k, w) = unpack(e);
+                if k != EMPTY_KEY {
+                    let w = w as f64;
+                    sum_sq += w * w;
+                    largest = largest.max(w);
+                }
+            }
+            f(Score { center, expected: sum_sq / total_w, largest });
+        }
+        Some((count, n))
+    }
+}
+
+#[inline(always)]
+fn pack(key: u32, w: f32) -> u64 {
+    (key as u64) << 32 | w.to_bits() as u64
+}
+
+#[inline(always)]
+fn unpack(e: u64) -> (u32, f32) {
+    ((e >> 32) as u32, f32::from_bits(e as u32))
+}
+
+/// The seed design's heuristic: for every single square, partition by what
+/// it shows, take the square whose largest part is smallest, and move the
+/// window inward if it is on the edge.
+pub fn single_tile_minmax(hyps: &[Hypothesis]) -> Option<Square> {
+    if hyps.is_empty() {
+        return None;
+    }
+    let mut counts = [[0u32; 8]; 64];
+    for h in hyps {
+        let v = h.visible_planes();
+        for (sq, row) in counts.iter_mut().enumerate() {
+            let code = (v[0] >> sq & 1) | (v[1] >> sq & 1) << 1 | (v[2] >> sq & 1) << 2;
+            row[code as usize] += 1;
+        }
+    }
+    let best = (0..64).min_by_key(|&sq| (counts[sq].iter().max().copied().unwrap_or(0), sq))?;
+    let sq = Square::index_const(best);
+    let f = (sq.file() as usize).clamp(1, 6);
+    let r = (sq.rank() as usize).clamp(1, 6);
+    Some(Square::new(File::index_const(f), Rank::index_const(r)))
+}
+
+/// A uniformly random interior centre.
+pub fn random_interior(rng: &mut Rng) -> Square {
+    let i = rng.below(36) as usize;
+    Square::new(File::index_const(1 + i % 6), Rank::index_const(1 + i / 6))
+}
+
+/// The expected number left after sensing `center`, computed exactly by
+/// comparing visible windows pairwise (for tests; quadratic).
+pub fn expected_left_slow(hyps: &[Hypothesis], center: Square) -> f64 {
+    let window = |h: &Hypothesis| {
+        let mut w = [0u8; 9];
+        let mut i = 0;
+        for dr in [-1i8, 0, 1] {
+            for df in [-1i8, 0, 1] {
+                let sq = center.offset(df, dr).expect("interior centre");
+                w[i] = h.kind_at(sq).map_or(0, |k| k as u8 + 1);
+                i += 1;
+            }
+        }
+        w
+    };
+    let n = hyps.len() as f64;
+    let mut same = 0u64;
+    for a in hyps {
+        let wa = window(a);
+        for b in hyps {
+            if window(b) == wa {
+                same += 1;
+            }
+        }
+    }
+    same as f64 / n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::belief::Hypothesis;
+    use crate::board::Board;
+    use crate::rules;
+    use crate::square::Color;
+    use std::vec::Vec;
+
+    /// A spread of hypotheses: the black half of positions after random moves.
+    fn sample_hyps(n: usize, seed: u64) -> Vec<Hypothesis> {
+        let mut rng = Rng::new(seed);
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let mut b = Board::start();
+            for _ in 0..(2 + rng.below(10)) {
+                let mut moves = Vec::new();
+                rules::move_actions(&b, |m| {
+                    moves.push(m);
+                    false
+                });
+                let m = moves[rng.below(moves.len() as u64) as usize];
+                let r = rules::arbitrate(&b, Some(m)).unwrap();
+                b.play(r.taken);
+            }
+            out.push(Hypothesis::from_board(&b, Color::Black));
+        }
+        out
+    }
+
+    #[test]
+    fn scores_match_brute_force_partition() {
+        for seed in 0..5 {
+            let hyps = sample_hyps(150, seed);
+            let mut table = std::vec![0u64; scratch_len(1000)];
+            let mut chooser = Chooser::new(&mut table, 1000);
+            let mut rng = Rng::new(1);
+            let mut seen = 0;
+            chooser.each_score(&hyps, &|_| 1.0, &mut rng, |s| {
+                let slow = expected_left_slow(&hyps, s.center);
+                assert!((s.expected - slow).abs() < 1e-6, "{}: {} vs {}", s.center, s.expected, slow);
+                seen += 1;
+            });
+            assert_eq!(seen, 36);
+        }
+    }
+
+    #[test]
+    fn picks_the_window_that_separates() {
+        // Two hypotheses that differ only on e7: a centre next to e7 wins.
+        let a = Hypothesis::from_board(&Board::start(), Color::Black);
+        let mut b = a;
+        b.set_code(Square::E7, 0);
+        let mut table = std::vec![0u64; scratch_len(16)];
+        let mut chooser = Chooser::new(&mut table, 16);
+        let c = chooser.choose(&[a, b], |_| 1.0, &mut Rng::new(3)).unwrap();
+        assert_eq!(c.best.expected, 1.0);
+        let (df, dr) = (c.best.center.file() as i8 - 4, c.best.center.rank() as i8 - 6);
+        assert!(df.abs() <= 1 && dr.abs() <= 1, "{}", c.best.center);
+        assert_eq!(single_tile_minmax(&[a, b]).map(|s| s.rank()), Some(Rank::Seventh).map(|_| Rank::Seventh));
+    }
+
+    #[test]
+    fn weights_shift_the_choice() {
+        let hyps = sample_hyps(200, 9);
+        let mut table = std::vec![0u64; scratch_len(1000)];
+        let mut chooser = Chooser::new(&mut table, 1000);
+        let plain = chooser.choose(&hyps, |_| 1.0, &mut Rng::new(1)).unwrap();
+        // All weight on two hypotheses: the best centre must split those two.
+        let (x, y) = (0, 1 + hyps[1..].iter().position(|h| *h != hyps[0]).unwrap());
+        let w = |i: usize| if i == x || i == y { 1.0 } else { 0.0 };
+        let weighted = chooser.choose(&hyps, w, &mut Rng::new(1)).unwrap();
+        assert!((weighted.best.expected - 1.0).abs() < 1e-6, "{weighted:?}");
+        assert!(window_key(&hyps[x], weighted.best.center) != window_key(&hyps[y], weighted.best.center));
+        assert_eq!(plain.scored, 200);
+    }
+}
