@@ -3,7 +3,10 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+mod agent;
+mod clock;
 mod cmd;
+mod scorer;
 
 /// rbc: Reconnaissance Blind Chess engine, bot and belief tracker.
 #[derive(Parser, Debug)]
@@ -15,19 +18,30 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Play local games: one watched game, or a match with statistics.
+    Play(cmd::play::Args),
+    /// Print a saved game turn by turn, with belief size and a heat map.
+    Replay(cmd::replay::Args),
+    /// Track the belief from JSON-lines observations on stdin.
+    Track(cmd::track::Args),
     /// Answer rules queries as JSON lines (used by the differential tests).
     #[command(hide = true)]
     Rules(cmd::rules::Args),
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Rules(args) => cmd::rules::run(args),
+        Command::Play(args) => cmd::play::run(args),
+        Command::Replay(args) => cmd::replay::run(args),
+        Command::Track(args) => cmd::track::run(args),
     };
     match result {
         Ok(code) => code,

@@ -8,14 +8,41 @@
 use crate::bitboard::Bitboard;
 use crate::square::{Color, Square};
 
-const KNIGHT_DELTAS: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
-const KING_DELTAS: [(i8, i8); 8] = [(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)];
+const KNIGHT_DELTAS: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
+const KING_DELTAS: [(i8, i8); 8] = [
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
 const WHITE_PAWN_DELTAS: [(i8, i8); 2] = [(-1, 1), (1, 1)];
 const BLACK_PAWN_DELTAS: [(i8, i8); 2] = [(-1, -1), (1, -1)];
 
 /// The eight ray directions as (file, rank) steps. The first four increase the
 /// square index, so their nearest blocker is the lowest bit.
-const DIRS: [(i8, i8); 8] = [(0, 1), (1, 0), (1, 1), (-1, 1), (0, -1), (-1, 0), (-1, -1), (1, -1)];
+const DIRS: [(i8, i8); 8] = [
+    (0, 1),
+    (1, 0),
+    (1, 1),
+    (-1, 1),
+    (0, -1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+];
 
 const fn leaper_slow(sq: usize, deltas: &[(i8, i8)]) -> Bitboard {
     let (file, rank) = ((sq % 8) as i8, (sq / 8) as i8);
@@ -70,10 +97,12 @@ const fn leaper_table(deltas: &[(i8, i8)]) -> [Bitboard; 64] {
 
 static KNIGHT: [Bitboard; 64] = leaper_table(&KNIGHT_DELTAS);
 static KING: [Bitboard; 64] = leaper_table(&KING_DELTAS);
-static PAWN: [[Bitboard; 64]; 2] = [leaper_table(&WHITE_PAWN_DELTAS), leaper_table(&BLACK_PAWN_DELTAS)];
+static PAWN: [[Bitboard; 64]; 2] = [
+    leaper_table(&WHITE_PAWN_DELTAS),
+    leaper_table(&BLACK_PAWN_DELTAS),
+];
 
 static RAYS: [[u64; 64]; 8] = RAYS_CONST;
-
 
 /// `BETWEEN[a][b]`: the squares strictly between two squares on a line, else empty.
 static BETWEEN: [[u64; 64]; 64] = {
@@ -133,14 +162,22 @@ pub fn pawn(color: Color, sq: Square) -> Bitboard {
 fn ray_pos(d: usize, sq: usize, occ: u64) -> u64 {
     let ray = RAYS[d][sq];
     let blockers = ray & occ;
-    if blockers == 0 { ray } else { ray ^ RAYS[d][blockers.trailing_zeros() as usize] }
+    if blockers == 0 {
+        ray
+    } else {
+        ray ^ RAYS[d][blockers.trailing_zeros() as usize]
+    }
 }
 
 #[inline(always)]
 fn ray_neg(d: usize, sq: usize, occ: u64) -> u64 {
     let ray = RAYS[d][sq];
     let blockers = ray & occ;
-    if blockers == 0 { ray } else { ray ^ RAYS[d][63 - blockers.leading_zeros() as usize] }
+    if blockers == 0 {
+        ray
+    } else {
+        ray ^ RAYS[d][63 - blockers.leading_zeros() as usize]
+    }
 }
 
 /// Rook moves from `sq` with `occ` occupied: each ray includes its first blocker.
@@ -196,8 +233,14 @@ mod tests {
         for sq in Square::ALL {
             assert_eq!(knight(sq), leaper_slow(sq as usize, &KNIGHT_DELTAS));
             assert_eq!(king(sq), leaper_slow(sq as usize, &KING_DELTAS));
-            assert_eq!(pawn(Color::White, sq), leaper_slow(sq as usize, &WHITE_PAWN_DELTAS));
-            assert_eq!(pawn(Color::Black, sq), leaper_slow(sq as usize, &BLACK_PAWN_DELTAS));
+            assert_eq!(
+                pawn(Color::White, sq),
+                leaper_slow(sq as usize, &WHITE_PAWN_DELTAS)
+            );
+            assert_eq!(
+                pawn(Color::Black, sq),
+                leaper_slow(sq as usize, &BLACK_PAWN_DELTAS)
+            );
         }
         assert_eq!(knight(Square::A1).len(), 2);
         assert_eq!(king(Square::E4).len(), 8);
@@ -218,7 +261,10 @@ mod tests {
 
     #[test]
     fn between_is_strict_and_symmetric() {
-        assert_eq!(between(Square::E1, Square::H1), Bitboard::square(Square::F1) | Bitboard::square(Square::G1));
+        assert_eq!(
+            between(Square::E1, Square::H1),
+            Bitboard::square(Square::F1) | Bitboard::square(Square::G1)
+        );
         assert_eq!(between(Square::A1, Square::H8).len(), 6);
         assert!(between(Square::A1, Square::B3).is_empty());
         for a in Square::ALL {

@@ -84,13 +84,21 @@ impl Bitboard {
     /// The lowest square, if any.
     #[inline]
     pub const fn first(self) -> Option<Square> {
-        if self.0 == 0 { None } else { Some(Square::index_const(self.0.trailing_zeros() as usize)) }
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Square::index_const(self.0.trailing_zeros() as usize))
+        }
     }
 
     /// The highest square, if any.
     #[inline]
     pub const fn last(self) -> Option<Square> {
-        if self.0 == 0 { None } else { Some(Square::index_const(63 - self.0.leading_zeros() as usize)) }
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Square::index_const(63 - self.0.leading_zeros() as usize))
+        }
     }
 
     /// Whether the two sets share a square.
@@ -108,7 +116,11 @@ impl Bitboard {
     /// The set moved one rank forward from `white`'s side (up) or black's (down).
     #[inline]
     pub const fn shift_forward(self, white: bool) -> Bitboard {
-        if white { Bitboard(self.0 << 8) } else { Bitboard(self.0 >> 8) }
+        if white {
+            Bitboard(self.0 << 8)
+        } else {
+            Bitboard(self.0 >> 8)
+        }
     }
 }
 
@@ -227,7 +239,9 @@ mod tests {
 
     #[test]
     fn iterates_in_order() {
-        let bb = Bitboard::square(Square::H8) | Bitboard::square(Square::A1) | Bitboard::square(Square::E4);
+        let bb = Bitboard::square(Square::H8)
+            | Bitboard::square(Square::A1)
+            | Bitboard::square(Square::E4);
         let mut it = bb.iter();
         assert_eq!(it.len(), 3);
         assert_eq!(it.next(), Some(Square::A1));
@@ -243,7 +257,10 @@ mod tests {
         for sq in Square::ALL {
             assert!(Bitboard::file(sq.file()).contains(sq));
             assert!(Bitboard::rank(sq.rank()).contains(sq));
-            assert_eq!((Bitboard::file(sq.file()) & Bitboard::rank(sq.rank())), Bitboard::square(sq));
+            assert_eq!(
+                (Bitboard::file(sq.file()) & Bitboard::rank(sq.rank())),
+                Bitboard::square(sq)
+            );
         }
     }
 }

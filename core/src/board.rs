@@ -120,12 +120,18 @@ impl fmt::Display for FenError {
         f.write_str(match self {
             FenError::MissingField => "invalid FEN: expected at least placement and side to move",
             FenError::TooManyFields => "invalid FEN: more than six fields",
-            FenError::Placement => "invalid FEN: placement must be 8 ranks of 8 squares using PNBRQKpnbrqk and 1-8",
+            FenError::Placement => {
+                "invalid FEN: placement must be 8 ranks of 8 squares using PNBRQKpnbrqk and 1-8"
+            }
             FenError::Turn => "invalid FEN: side to move must be w or b",
             FenError::Castling => "invalid FEN: castling must be - or letters from KQkq",
-            FenError::EnPassant => "invalid FEN: en-passant square must be - or a square on rank 3 or 6",
+            FenError::EnPassant => {
+                "invalid FEN: en-passant square must be - or a square on rank 3 or 6"
+            }
             FenError::Counter => "invalid FEN: move counters must be non-negative integers",
-            FenError::Illegal => "invalid FEN: more than one king of a colour, or a pawn on the first or last rank",
+            FenError::Illegal => {
+                "invalid FEN: more than one king of a colour, or a pawn on the first or last rank"
+            }
         })
     }
 }
@@ -334,9 +340,13 @@ impl Board {
     /// home squares (python-chess's `clean_castling_rights`).
     pub fn clean_castling(&mut self) {
         for color in Color::ALL {
-            let king_home = self.pieces(color, PieceKind::King).contains(Castling::king_square(color));
+            let king_home = self
+                .pieces(color, PieceKind::King)
+                .contains(Castling::king_square(color));
             for king_side in [true, false] {
-                let rook_home = self.pieces(color, PieceKind::Rook).contains(Castling::rook_square(color, king_side));
+                let rook_home = self
+                    .pieces(color, PieceKind::Rook)
+                    .contains(Castling::rook_square(color, king_side));
                 if !(king_home && rook_home) {
                     self.castling.set(color, king_side, false);
                 }
@@ -392,7 +402,11 @@ impl Board {
     fn write_fen(&self, f: &mut fmt::Formatter<'_>, ep: Option<Square>) -> fmt::Result {
         use fmt::Write;
         self.write_placement(f)?;
-        f.write_str(if self.turn == Color::White { " w " } else { " b " })?;
+        f.write_str(if self.turn == Color::White {
+            " w "
+        } else {
+            " b "
+        })?;
         if self.castling.is_empty() {
             f.write_char('-')?;
         } else {
@@ -419,7 +433,10 @@ impl Board {
     /// # Panics
     /// If the bitboards overlap or disagree, or castling rights are not clean.
     pub fn debug_check(&self) {
-        assert!(!self.colors[0].intersects(self.colors[1]), "colours overlap");
+        assert!(
+            !self.colors[0].intersects(self.colors[1]),
+            "colours overlap"
+        );
         let mut all = Bitboard::EMPTY;
         for k in 0..6 {
             assert!(!all.intersects(self.pieces[k]), "piece kinds overlap");
@@ -428,7 +445,10 @@ impl Board {
         assert_eq!(all, self.occupied(), "kinds and colours disagree");
         let mut clean = *self;
         clean.clean_castling();
-        assert_eq!(clean.castling, self.castling, "castling rights are not clean");
+        assert_eq!(
+            clean.castling, self.castling,
+            "castling rights are not clean"
+        );
     }
 }
 
@@ -511,7 +531,10 @@ impl FromStr for Board {
                 return Err(FenError::Illegal);
             }
         }
-        if board.by_kind(PieceKind::Pawn).intersects(Bitboard::rank(Rank::First) | Bitboard::rank(Rank::Eighth)) {
+        if board
+            .by_kind(PieceKind::Pawn)
+            .intersects(Bitboard::rank(Rank::First) | Bitboard::rank(Rank::Eighth))
+        {
             return Err(FenError::Illegal);
         }
 
@@ -577,7 +600,10 @@ mod tests {
     }
     fn show(b: &impl fmt::Display) -> Buf {
         use fmt::Write;
-        let mut buf = Buf { data: [0; 128], len: 0 };
+        let mut buf = Buf {
+            data: [0; 128],
+            len: 0,
+        };
         write!(buf, "{b}").unwrap();
         buf
     }
@@ -617,9 +643,16 @@ mod tests {
 
     #[test]
     fn xfen_hides_uncapturable_ep() {
-        let b: Board = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1".parse().unwrap();
-        assert_eq!(as_str(&show(&b.xfen())), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
-        let b: Board = "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3".parse().unwrap();
+        let b: Board = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            as_str(&show(&b.xfen())),
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+        );
+        let b: Board = "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 3"
+            .parse()
+            .unwrap();
         assert_eq!(b.capturable_ep_square(), Some(Square::E3));
     }
 

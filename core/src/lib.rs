@@ -26,6 +26,7 @@ pub mod attacks;
 pub mod belief;
 pub mod bitboard;
 pub mod board;
+pub mod eval;
 pub mod piece;
 pub mod rng;
 pub mod rules;

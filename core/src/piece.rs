@@ -18,10 +18,21 @@ pub enum PieceKind {
 
 impl PieceKind {
     /// All kinds, pawn first.
-    pub const ALL: [PieceKind; 6] =
-        [PieceKind::Pawn, PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen, PieceKind::King];
+    pub const ALL: [PieceKind; 6] = [
+        PieceKind::Pawn,
+        PieceKind::Knight,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Queen,
+        PieceKind::King,
+    ];
     /// The kinds a pawn may promote to, in reconchess's order.
-    pub const PROMOTIONS: [PieceKind; 4] = [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen];
+    pub const PROMOTIONS: [PieceKind; 4] = [
+        PieceKind::Knight,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Queen,
+    ];
 
     /// 0 for pawn .. 5 for king.
     #[inline]
@@ -88,7 +99,14 @@ impl Piece {
     /// Parses a FEN letter.
     pub const fn from_char(c: char) -> Option<Piece> {
         match PieceKind::from_char(c) {
-            Some(kind) => Some(Piece::new(kind, if c.is_ascii_uppercase() { Color::White } else { Color::Black })),
+            Some(kind) => Some(Piece::new(
+                kind,
+                if c.is_ascii_uppercase() {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+            )),
             None => None,
         }
     }

@@ -31,13 +31,21 @@ impl Move {
     /// A move without promotion.
     #[inline]
     pub const fn new(from: Square, to: Square) -> Move {
-        Move { from, to, promotion: None }
+        Move {
+            from,
+            to,
+            promotion: None,
+        }
     }
 
     /// A move with an optional promotion.
     #[inline]
     pub const fn with_promotion(from: Square, to: Square, promotion: Option<PieceKind>) -> Move {
-        Move { from, to, promotion }
+        Move {
+            from,
+            to,
+            promotion,
+        }
     }
 }
 
@@ -71,7 +79,11 @@ impl FromStr for Move {
         if from == to {
             return Err(ParseError::Move);
         }
-        Ok(Move { from, to, promotion })
+        Ok(Move {
+            from,
+            to,
+            promotion,
+        })
     }
 }
 
@@ -81,7 +93,11 @@ pub struct IllegalRequest(pub Move);
 
 impl fmt::Display for IllegalRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "requested move {} is not among the moves that may be requested", self.0)
+        write!(
+            f,
+            "requested move {} is not among the moves that may be requested",
+            self.0
+        )
     }
 }
 
@@ -111,7 +127,9 @@ pub fn move_actions(board: &Board, mut f: impl FnMut(Move) -> bool) -> bool {
 
     // Pawns: pushes on the board without opponent pieces, then every diagonal.
     for from in board.pieces(us, PieceKind::Pawn) {
-        let Some(one) = from.forward(us) else { continue };
+        let Some(one) = from.forward(us) else {
+            continue;
+        };
         if !own.contains(one) {
             if BACK_RANKS.contains(one) {
                 for p in PieceKind::PROMOTIONS {
@@ -145,7 +163,13 @@ pub fn move_actions(board: &Board, mut f: impl FnMut(Move) -> bool) -> bool {
         }
     }
 
-    for kind in [PieceKind::Knight, PieceKind::Bishop, PieceKind::Rook, PieceKind::Queen, PieceKind::King] {
+    for kind in [
+        PieceKind::Knight,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Queen,
+        PieceKind::King,
+    ] {
         for from in board.pieces(us, kind) {
             let targets = match kind {
                 PieceKind::Knight => attacks::knight(from),
@@ -189,7 +213,8 @@ fn castle_move(board: &Board, color: Color, king_side: bool) -> Option<Move> {
 #[inline]
 fn castle_side(board: &Board, mv: Move) -> Option<bool> {
     let us = board.turn;
-    if mv.from != Castling::king_square(us) || !board.pieces(us, PieceKind::King).contains(mv.from) {
+    if mv.from != Castling::king_square(us) || !board.pieces(us, PieceKind::King).contains(mv.from)
+    {
         return None;
     }
     if mv.to.rank() != mv.from.rank() {
@@ -212,8 +237,14 @@ pub fn is_requestable(board: &Board, mv: Move) -> bool {
 /// queen, as reconchess does before it validates a request.
 #[inline]
 pub fn add_queen_promotion(board: &Board, mv: Move) -> Move {
-    if mv.promotion.is_none() && BACK_RANKS.contains(mv.to) && board.by_kind(PieceKind::Pawn).contains(mv.from) {
-        Move { promotion: Some(PieceKind::Queen), ..mv }
+    if mv.promotion.is_none()
+        && BACK_RANKS.contains(mv.to)
+        && board.by_kind(PieceKind::Pawn).contains(mv.from)
+    {
+        Move {
+            promotion: Some(PieceKind::Queen),
+            ..mv
+        }
     } else {
         mv
     }
@@ -232,7 +263,8 @@ pub fn revise(board: &Board, mv: Move) -> Option<Move> {
                 && mv.from.file() == File::E
             {
                 let rook = Castling::rook_square(us, king_side);
-                let ok = board.castling.has(us, king_side) && !attacks::between(mv.from, rook).intersects(occ);
+                let ok = board.castling.has(us, king_side)
+                    && !attacks::between(mv.from, rook).intersects(occ);
                 return ok.then_some(mv);
             }
             Some(mv)
@@ -240,7 +272,11 @@ pub fn revise(board: &Board, mv: Move) -> Option<Move> {
         PieceKind::Knight => Some(mv),
         PieceKind::Bishop | PieceKind::Rook | PieceKind::Queen => {
             let blockers = attacks::between(mv.from, mv.to) & them;
-            let stop = if mv.to > mv.from { blockers.first() } else { blockers.last() };
+            let stop = if mv.to > mv.from {
+                blockers.first()
+            } else {
+                blockers.last()
+            };
             Some(match stop {
                 Some(sq) => Move::new(mv.from, sq),
                 None => mv,
@@ -297,7 +333,11 @@ pub fn capture_square(board: &Board, taken: Option<Move>) -> Option<Square> {
         && board.pieces(us, PieceKind::Pawn).contains(mv.from)
         && mv.from.file() != mv.to.file()
         && !board.occupied().contains(mv.to);
-    if is_ep { mv.to.forward(us.flip()) } else { None }
+    if is_ep {
+        mv.to.forward(us.flip())
+    } else {
+        None
+    }
 }
 
 /// Arbitrates one request (`None` is a pass): adds the queen, checks it may be
@@ -307,13 +347,21 @@ pub fn capture_square(board: &Board, taken: Option<Move>) -> Option<Square> {
 /// # Errors
 /// [`IllegalRequest`] if the move is not among [`move_actions`].
 pub fn arbitrate(board: &Board, requested: Option<Move>) -> Result<MoveResult, IllegalRequest> {
-    let Some(mv) = requested else { return Ok(MoveResult { taken: None, capture: None }) };
+    let Some(mv) = requested else {
+        return Ok(MoveResult {
+            taken: None,
+            capture: None,
+        });
+    };
     let mv = add_queen_promotion(board, mv);
     if !move_actions(board, |m| m == mv) {
         return Err(IllegalRequest(mv));
     }
     let taken = revise(board, mv);
-    Ok(MoveResult { taken, capture: capture_square(board, taken) })
+    Ok(MoveResult {
+        taken,
+        capture: capture_square(board, taken),
+    })
 }
 
 impl Board {
@@ -379,9 +427,19 @@ impl Board {
             let king_side = mv.to.file() == File::G;
             let rank = mv.from.rank();
             self.remove_piece(Square::new(if king_side { File::H } else { File::A }, rank));
-            let (king_to, rook_to) = if king_side { (File::G, File::F) } else { (File::C, File::D) };
-            self.set_piece(Square::new(king_to, rank), Some(Piece::new(PieceKind::King, us)));
-            self.set_piece(Square::new(rook_to, rank), Some(Piece::new(PieceKind::Rook, us)));
+            let (king_to, rook_to) = if king_side {
+                (File::G, File::F)
+            } else {
+                (File::C, File::D)
+            };
+            self.set_piece(
+                Square::new(king_to, rank),
+                Some(Piece::new(PieceKind::King, us)),
+            );
+            self.set_piece(
+                Square::new(rook_to, rank),
+                Some(Piece::new(PieceKind::Rook, us)),
+            );
         } else {
             self.set_piece(mv.to, Some(Piece::new(kind, us)));
         }

@@ -29,7 +29,8 @@ pub const fn scratch_len(sample: usize) -> usize {
 
 /// The 36 interior centres, b2..g7.
 pub fn interior_centers() -> impl Iterator<Item = Square> {
-    (1..7).flat_map(|r| (1..7).map(move |f| Square::new(File::index_const(f), Rank::index_const(r))))
+    (1..7)
+        .flat_map(|r| (1..7).map(move |f| Square::new(File::index_const(f), Rank::index_const(r))))
 }
 
 /// The window key of `h` around an interior `center`.
@@ -86,23 +87,39 @@ impl<'s> Chooser<'s> {
     pub fn new(table: &'s mut [u64], sample: usize) -> Chooser<'s> {
         let need = scratch_len(sample.max(1));
         assert!(table.len() >= need, "sense scratch needs {need} entries");
-        Chooser { table: &mut table[..need], mask: need - 1, sample: sample.max(1) }
+        Chooser {
+            table: &mut table[..need],
+            mask: need - 1,
+            sample: sample.max(1),
+        }
     }
 
     /// The best interior centre for `hyps`, each weighing `weight(i)` (use
     /// `|_| 1.0` for plain counts). `None` if there are no hypotheses.
-    pub fn choose(&mut self, hyps: &[Hypothesis], weight: impl Fn(usize) -> f32, rng: &mut Rng) -> Option<Choice> {
+    pub fn choose(
+        &mut self,
+        hyps: &[Hypothesis],
+        weight: impl Fn(usize) -> f32,
+        rng: &mut Rng,
+    ) -> Option<Choice> {
         let mut best: Option<Score> = None;
         self.each_score(hyps, &weight, rng, |s| {
             let better = match best {
                 None => true,
-                Some(b) => s.expected < b.expected - 1e-9 || (s.expected <= b.expected + 1e-9 && s.largest < b.largest),
+                Some(b) => {
+                    s.expected < b.expected - 1e-9
+                        || (s.expected <= b.expected + 1e-9 && s.largest < b.largest)
+                }
             };
             if better {
                 best = Some(s);
             }
         })
-        .map(|(scored, total)| Choice { best: best.expect("scored at least one centre"), scored, total })
+        .map(|(scored, total)| Choice {
+            best: best.expect("scored at least one centre"),
+            scored,
+            total,
+        })
     }
 
     /// Calls `f` with the score of every interior centre; returns (scored, total).
@@ -144,7 +161,8 @@ impl<'s> Chooser<'s> {
                 let idx = pick(i);
                 let key = window_key(&hyps[idx], center);
                 let w = weight(idx);
-                let mut pos = (key.wrapping_mul(0x9e37_79b1) as usize ^ (key as usize >> 7)) & self.mask;
+                let mut pos =
+                    (key.wrapping_mul(0x9e37_79b1) as usize ^ (key as usize >> 7)) & self.mask;
                 loop {
                     let (k, acc) = unpack(self.table[pos]);
                     if k == EMPTY_KEY {
@@ -166,7 +184,11 @@ impl<'s> Chooser<'s> {
                     largest = largest.max(w);
                 }
             }
-            f(Score { center, expected: sum_sq / total_w, largest });
+            f(Score {
+                center,
+                expected: sum_sq / total_w,
+                largest,
+            });
         }
         Some((count, n))
     }
@@ -278,7 +300,13 @@ mod tests {
             let mut seen = 0;
             chooser.each_score(&hyps, &|_| 1.0, &mut rng, |s| {
                 let slow = expected_left_slow(&hyps, s.center);
-                assert!((s.expected - slow).abs() < 1e-6, "{}: {} vs {}", s.center, s.expected, slow);
+                assert!(
+                    (s.expected - slow).abs() < 1e-6,
+                    "{}: {} vs {}",
+                    s.center,
+                    s.expected,
+                    slow
+                );
                 seen += 1;
             });
             assert_eq!(seen, 36);
@@ -295,9 +323,15 @@ mod tests {
         let mut chooser = Chooser::new(&mut table, 16);
         let c = chooser.choose(&[a, b], |_| 1.0, &mut Rng::new(3)).unwrap();
         assert_eq!(c.best.expected, 1.0);
-        let (df, dr) = (c.best.center.file() as i8 - 4, c.best.center.rank() as i8 - 6);
+        let (df, dr) = (
+            c.best.center.file() as i8 - 4,
+            c.best.center.rank() as i8 - 6,
+        );
         assert!(df.abs() <= 1 && dr.abs() <= 1, "{}", c.best.center);
-        assert_eq!(single_tile_minmax(&[a, b]).map(|s| s.rank()), Some(Rank::Seventh).map(|_| Rank::Seventh));
+        assert_eq!(
+            single_tile_minmax(&[a, b]).map(|s| s.rank()),
+            Some(Rank::Seventh).map(|_| Rank::Seventh)
+        );
     }
 
     #[test]
@@ -311,7 +345,10 @@ mod tests {
         let w = |i: usize| if i == x || i == y { 1.0 } else { 0.0 };
         let weighted = chooser.choose(&hyps, w, &mut Rng::new(1)).unwrap();
         assert!((weighted.best.expected - 1.0).abs() < 1e-6, "{weighted:?}");
-        assert!(window_key(&hyps[x], weighted.best.center) != window_key(&hyps[y], weighted.best.center));
+        assert!(
+            window_key(&hyps[x], weighted.best.center)
+                != window_key(&hyps[y], weighted.best.center)
+        );
         assert_eq!(plain.scored, 200);
     }
 }

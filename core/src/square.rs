@@ -110,7 +110,16 @@ pub enum File {
 
 impl File {
     /// All files, a to h.
-    pub const ALL: [File; 8] = [File::A, File::B, File::C, File::D, File::E, File::F, File::G, File::H];
+    pub const ALL: [File; 8] = [
+        File::A,
+        File::B,
+        File::C,
+        File::D,
+        File::E,
+        File::F,
+        File::G,
+        File::H,
+    ];
 
     /// The file with this index (0 = a); panics on 8 or more.
     #[inline]
@@ -279,9 +288,10 @@ impl FromStr for Square {
     type Err = ParseError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.as_bytes() {
-            &[f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
-                Ok(Square::new(File::ALL[(f - b'a') as usize], Rank::ALL[(r - b'1') as usize]))
-            }
+            &[f @ b'a'..=b'h', r @ b'1'..=b'8'] => Ok(Square::new(
+                File::ALL[(f - b'a') as usize],
+                Rank::ALL[(r - b'1') as usize],
+            )),
             _ => Err(ParseError::Square),
         }
     }

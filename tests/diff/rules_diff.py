@@ -57,6 +57,9 @@ MAX_PLIES_PER_GAME = 3000  # safety net only; the 100-halfmove rule ends games l
 SLIDERS = (chess.ROOK, chess.BISHOP, chess.QUEEN)
 
 
+RECONCHESS_VERSION = "1.6.9"  # the arbiter this harness (and its use of LocalGame internals) is written for
+
+
 def default_rbc_path() -> Path:
     env = os.environ.get("RBC_BIN")
     return Path(env) if env else DEFAULT_RBC
@@ -509,6 +512,7 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
                          [f"requests: {json.dumps(request_json)}"])
             ok = False
             if consecutive_oracle_errors >= 3:
+                summary.failed_plies += 1
                 raise OracleGaveUp(f"`{oracle.path} rules` failed 3 times in a row, last: {exc}")
             oracle.start()
         if not ok:
@@ -591,6 +595,10 @@ def run(games: int, seed: int, rbc: Optional[Path] = None, save_dir: Optional[Pa
         save_dir = Path(save_dir)
         save_dir.mkdir(parents=True, exist_ok=True)
 
+    from importlib.metadata import version
+    if version("reconchess") != RECONCHESS_VERSION:
+        out(f"rules_diff: WARNING: reconchess {version('reconchess')} installed, "
+            f"the reference is {RECONCHESS_VERSION} (run scripts/setup-test-env.sh)")
     summary = Summary()
     rep = Reporter(summary, seed, out)
     oracle = Oracle(rbc)

@@ -1,3 +1,6 @@
 //! One module per subcommand.
 
+pub mod play;
+pub mod replay;
 pub mod rules;
+pub mod track;

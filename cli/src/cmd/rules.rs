@@ -6,10 +6,10 @@
 //! `{"error": ...}`.
 
 use anyhow::Result;
-use rbc_core::rules::{self, Move};
 use rbc_core::Board;
+use rbc_core::rules::{self, Move};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 

@@ -101,7 +101,14 @@ impl<F: FnMut(Hypothesis)> Sink<F> {
     }
 
     #[inline(always)]
-    fn castle(&mut self, king: Square, rook: Square, king_to: Square, rook_to: Square, demote: u64) {
+    fn castle(
+        &mut self,
+        king: Square,
+        rook: Square,
+        king_to: Square,
+        rook_to: Square,
+        demote: u64,
+    ) {
         let mut p = self.base;
         clear2(&mut p, (1 << king as u32) | (1 << rook as u32) | demote);
         put(&mut p, demote & !(1 << rook as u32), 4);
@@ -120,7 +127,11 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
     let them_occ = u.occupied;
     let occ = them_occ | cx.ours;
     let targets = cx.targets & !them_occ;
-    let mut sink = Sink { out, n: 0, base: parent.planes };
+    let mut sink = Sink {
+        out,
+        n: 0,
+        base: parent.planes,
+    };
 
     if !cx.capture {
         (sink.out)(parent);
@@ -160,8 +171,18 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
                 let rook = Castling::rook_square(cx.them, king_side);
                 if u.castle_rooks.contains(rook) && !attacks::between(from, rook).intersects(occ) {
                     let rank = from.rank();
-                    let (k_to, r_to) = if king_side { (File::G, File::F) } else { (File::C, File::D) };
-                    sink.castle(from, rook, Square::new(k_to, rank), Square::new(r_to, rank), demote);
+                    let (k_to, r_to) = if king_side {
+                        (File::G, File::F)
+                    } else {
+                        (File::C, File::D)
+                    };
+                    sink.castle(
+                        from,
+                        rook,
+                        Square::new(k_to, rank),
+                        Square::new(r_to, rank),
+                        demote,
+                    );
                 }
             }
         }
@@ -171,7 +192,9 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
     let start_rank = Bitboard::rank(Rank::Second.relative_to(cx.them));
     for from in kinds[PieceKind::Pawn as usize] {
         if !cx.capture {
-            let Some(one) = from.forward(cx.them) else { continue };
+            let Some(one) = from.forward(cx.them) else {
+                continue;
+            };
             if occ.contains(one) {
                 continue;
             }
@@ -185,7 +208,11 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
                     let two = one.forward(cx.them).expect("double step on board");
                     if !occ.contains(two) {
                         // Marked for en passant only if one of our pawns could take it.
-                        let code = if (attacks::pawn(cx.them, one) & cx.our_pawns).any() { 7 } else { 1 };
+                        let code = if (attacks::pawn(cx.them, one) & cx.our_pawns).any() {
+                            7
+                        } else {
+                            1
+                        };
                         sink.emit(from, two, code, 0);
                     }
                 }

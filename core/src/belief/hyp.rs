@@ -55,7 +55,9 @@ impl Hypothesis {
     #[inline]
     pub const fn code(&self, sq: Square) -> u8 {
         let s = sq as u32;
-        ((self.planes[0] >> s & 1) | (self.planes[1] >> s & 1) << 1 | (self.planes[2] >> s & 1) << 2) as u8
+        ((self.planes[0] >> s & 1)
+            | (self.planes[1] >> s & 1) << 1
+            | (self.planes[2] >> s & 1) << 2) as u8
     }
 
     /// Writes `code` on `sq`.
@@ -120,7 +122,11 @@ impl Hypothesis {
     pub fn kind_at(&self, sq: Square) -> Option<PieceKind> {
         match self.code(sq) {
             0 => None,
-            7 => Some(if CORNERS >> sq as u32 & 1 != 0 { PieceKind::Rook } else { PieceKind::Pawn }),
+            7 => Some(if CORNERS >> sq as u32 & 1 != 0 {
+                PieceKind::Rook
+            } else {
+                PieceKind::Pawn
+            }),
             c => Some(PieceKind::index_const(c as usize - 1)),
         }
     }
@@ -159,7 +165,9 @@ impl Hypothesis {
     pub const fn without_ep(&self) -> Hypothesis {
         let [p0, p1, p2] = self.planes;
         let ep = p0 & p1 & p2 & !CORNERS;
-        Hypothesis { planes: [p0, p1 & !ep, p2 & !ep] }
+        Hypothesis {
+            planes: [p0, p1 & !ep, p2 & !ep],
+        }
     }
 
     /// The piece of colour `them` on `sq`, if any.

@@ -76,7 +76,10 @@ pub struct LogEntry {
 
 impl LogEntry {
     /// A placeholder for filling storage.
-    pub const EMPTY: LogEntry = LogEntry { obs: Observation::OpponentMove { capture: None }, own: Own::EMPTY };
+    pub const EMPTY: LogEntry = LogEntry {
+        obs: Observation::OpponentMove { capture: None },
+        own: Own::EMPTY,
+    };
 }
 
 /// Why an update was refused. The belief is unchanged unless noted.
@@ -203,9 +206,18 @@ impl<'s> Belief<'s> {
     ///
     /// # Errors
     /// [`StorageTooSmall`] if the slots, table or log cannot hold `max_active`.
-    pub fn new(storage: Storage<'s>, max_active: usize, board: &Board, color: Color, seed: u64) -> Result<Self, StorageTooSmall> {
+    pub fn new(
+        storage: Storage<'s>,
+        max_active: usize,
+        board: &Board,
+        color: Color,
+        seed: u64,
+    ) -> Result<Self, StorageTooSmall> {
         let table = Table::new(storage.table);
-        let max_active = max_active.min(storage.hypotheses.len()).min(table.len() / 2).min(u32::MAX as usize);
+        let max_active = max_active
+            .min(storage.hypotheses.len())
+            .min(table.len() / 2)
+            .min(u32::MAX as usize);
         if max_active == 0 || storage.log.is_empty() {
             return Err(StorageTooSmall);
         }
@@ -234,6 +246,15 @@ impl<'s> Belief<'s> {
         };
         b.stats.capacity = max_active;
         Ok(b)
+    }
+
+    /// Gives the storage back (to start another game in it).
+    pub fn into_storage(self) -> Storage<'s> {
+        Storage {
+            hypotheses: self.slots,
+            table: self.table.into_entries(),
+            log: self.log,
+        }
     }
 
     /// Our side as it stands.
@@ -297,7 +318,11 @@ impl<'s> Belief<'s> {
 
     /// The side to move in the belief's current positions.
     pub fn side_to_move(&self) -> Color {
-        if self.our_turn { self.own.color } else { self.own.color.flip() }
+        if self.our_turn {
+            self.own.color
+        } else {
+            self.own.color.flip()
+        }
     }
 
     /// Whether `board` (compared as placement, castling rights and the X-FEN
@@ -345,7 +370,9 @@ impl<'s> Belief<'s> {
         if let Some(sq) = capture
             && !self.own.occupied().contains(sq)
         {
-            return Err(UpdateError::Invalid("capture square holds none of our pieces"));
+            return Err(UpdateError::Invalid(
+                "capture square holds none of our pieces",
+            ));
         }
         let obs = Observation::OpponentMove { capture };
         self.observe(obs)?;
@@ -373,25 +400,34 @@ impl<'s> Belief<'s> {
     ///
     /// # Errors
     /// Invalid if a square repeats or our own pieces are misreported.
-    pub fn sense_window(&self, result: &[(Square, Option<Piece>)]) -> Result<SenseWindow, UpdateError> {
+    pub fn sense_window(
+        &self,
+        result: &[(Square, Option<Piece>)],
+    ) -> Result<SenseWindow, UpdateError> {
         let us = self.own.color;
         let ours = self.own.occupied();
         let mut mask = Bitboard::EMPTY;
         let mut expect = [0u64; 3];
         for &(sq, piece) in result {
             if mask.contains(sq) {
-                return Err(UpdateError::Invalid("a square appears twice in the sense result"));
+                return Err(UpdateError::Invalid(
+                    "a square appears twice in the sense result",
+                ));
             }
             mask.insert(sq);
             match piece {
                 Some(p) if p.color == us => {
                     if self.own.kind_at(sq) != Some(p.kind) {
-                        return Err(UpdateError::Invalid("sense result shows one of our pieces where we have none of that kind"));
+                        return Err(UpdateError::Invalid(
+                            "sense result shows one of our pieces where we have none of that kind",
+                        ));
                     }
                 }
                 Some(p) => {
                     if ours.contains(sq) {
-                        return Err(UpdateError::Invalid("sense result shows an opponent piece on our own piece"));
+                        return Err(UpdateError::Invalid(
+                            "sense result shows an opponent piece on our own piece",
+                        ));
                     }
                     let code = p.kind as u8 + 1;
                     for (i, plane) in expect.iter_mut().enumerate() {
@@ -402,7 +438,9 @@ impl<'s> Belief<'s> {
                 }
                 None => {
                     if ours.contains(sq) {
-                        return Err(UpdateError::Invalid("sense result shows empty a square holding our piece"));
+                        return Err(UpdateError::Invalid(
+                            "sense result shows empty a square holding our piece",
+                        ));
                     }
                 }
             }
@@ -416,14 +454,21 @@ impl<'s> Belief<'s> {
     /// Out of order outside our turn; invalid if the request is not one we
     /// may make or the taken move is not a possible revision of it; a
     /// contradiction if no hypothesis gives this result.
-    pub fn move_result(&mut self, requested: Option<Move>, taken: Option<Move>, capture: Option<Square>) -> Result<(), UpdateError> {
+    pub fn move_result(
+        &mut self,
+        requested: Option<Move>,
+        taken: Option<Move>,
+        capture: Option<Square>,
+    ) -> Result<(), UpdateError> {
         if !self.our_turn {
             return Err(UpdateError::OutOfOrder("move_result outside our turn"));
         }
         if let Some(r) = requested {
             let template = self.own.board_with(&Hypothesis::EMPTY, self.own.color);
             if !rules::is_requestable(&template, r) {
-                return Err(UpdateError::Invalid("requested move is not one we may request"));
+                return Err(UpdateError::Invalid(
+                    "requested move is not one we may request",
+                ));
             }
         } else if taken.is_some() || capture.is_some() {
             return Err(UpdateError::Invalid("a pass cannot take a move or capture"));
@@ -431,9 +476,15 @@ impl<'s> Belief<'s> {
         if let Some(t) = taken
             && !self.own.occupied().contains(t.from)
         {
-            return Err(UpdateError::Invalid("taken move does not start on one of our pieces"));
+            return Err(UpdateError::Invalid(
+                "taken move does not start on one of our pieces",
+            ));
         }
-        self.observe(Observation::MoveResult { requested, taken, capture })?;
+        self.observe(Observation::MoveResult {
+            requested,
+            taken,
+            capture,
+        })?;
         self.our_turn = false;
         self.opening_pass = false;
         Ok(())
@@ -470,7 +521,11 @@ impl<'s> Belief<'s> {
         match *obs {
             Observation::OpponentMove { capture } => self.expand(own, capture, time),
             Observation::Sense(w) => self.retain(|h| w.matches(h).then_some(*h), false),
-            Observation::MoveResult { requested, taken, capture } => {
+            Observation::MoveResult {
+                requested,
+                taken,
+                capture,
+            } => {
                 let f = our_move_filter(own, requested, taken, capture);
                 self.retain(f, true)
             }
@@ -480,7 +535,11 @@ impl<'s> Belief<'s> {
     /// Keeps the hypotheses `f` maps to `Some`, replacing them with the
     /// result, in order; with `dedup`, drops repeats. Changes nothing and
     /// returns `Err(Empty)` if none survives.
-    fn retain(&mut self, mut f: impl FnMut(&Hypothesis) -> Option<Hypothesis>, dedup: bool) -> Result<(), Empty> {
+    fn retain(
+        &mut self,
+        mut f: impl FnMut(&Hypothesis) -> Option<Hypothesis>,
+        dedup: bool,
+    ) -> Result<(), Empty> {
         let table_dedup = dedup && !self.wide;
         if table_dedup {
             self.table.clear();
@@ -499,7 +558,11 @@ impl<'s> Belief<'s> {
         if w == 0 {
             return Err(Empty);
         }
-        self.len = if dedup && self.wide { sort_dedup(&mut self.slots[..w]) } else { w };
+        self.len = if dedup && self.wide {
+            sort_dedup(&mut self.slots[..w])
+        } else {
+            w
+        };
         Ok(())
     }
 
@@ -563,7 +626,11 @@ impl<'s> Belief<'s> {
             self.len = n;
             return Err(Empty);
         }
-        self.len = if self.wide { sort_dedup(&mut self.slots[..w]) } else { w };
+        self.len = if self.wide {
+            sort_dedup(&mut self.slots[..w])
+        } else {
+            w
+        };
         Ok(())
     }
 
@@ -580,7 +647,11 @@ impl<'s> Belief<'s> {
         // The parents were shuffled, so the top `keep` of them are a uniform sample.
         self.stats.dropped += (len - keep) as u64;
         let seg_start = start + len - keep;
-        self.segments[self.nseg] = Segment { time, start: seg_start, len: keep };
+        self.segments[self.nseg] = Segment {
+            time,
+            start: seg_start,
+            len: keep,
+        };
         self.nseg += 1;
         self.stash_start = seg_start;
     }
@@ -607,12 +678,18 @@ impl<'s> Belief<'s> {
                 self.stats.rebuilds += 1;
                 let at = self.slots.len() - 1;
                 self.slots[at] = self.initial;
-                self.segments[0] = Segment { time: 0, start: at, len: 1 };
+                self.segments[0] = Segment {
+                    time: 0,
+                    start: at,
+                    len: 1,
+                };
                 self.nseg = 1;
                 self.stash_start = at;
             }
             self.stats.recoveries += 1;
-            let idx = (0..self.nseg).min_by_key(|&i| self.segments[i].time).expect("non-empty");
+            let idx = (0..self.nseg)
+                .min_by_key(|&i| self.segments[i].time)
+                .expect("non-empty");
             let seg = self.segments[idx];
             let work = (self.stash_start + seg.len) / 2;
             let take = seg.len.min(work.max(self.max_active));
@@ -683,7 +760,13 @@ impl<'s> Belief<'s> {
         let top = self.stash_start;
         let frame = |d: usize| top - 2 * (d + 1);
         let results_cap = (frame(depth) - lo).min(self.max_active);
-        let entry = |b: &Self, d: usize| if d < b.log_len { (b.log[d].obs, b.log[d].own) } else { (*obs, *own_now) };
+        let entry = |b: &Self, d: usize| {
+            if d < b.log_len {
+                (b.log[d].obs, b.log[d].own)
+            } else {
+                (*obs, *own_now)
+            }
+        };
 
         self.table.clear();
         let mut found = 0usize;
@@ -691,7 +774,9 @@ impl<'s> Belief<'s> {
         let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
         let mut d = 0usize;
         self.slots[frame(0)] = self.initial;
-        self.slots[frame(0) + 1] = Hypothesis { planes: [0, 0, u64::MAX] };
+        self.slots[frame(0) + 1] = Hypothesis {
+            planes: [0, 0, u64::MAX],
+        };
         'search: loop {
             if d == depth {
                 let h = self.slots[frame(d)];
@@ -737,7 +822,11 @@ impl<'s> Belief<'s> {
                             None
                         }
                     }
-                    Observation::MoveResult { requested, taken, capture } => {
+                    Observation::MoveResult {
+                        requested,
+                        taken,
+                        capture,
+                    } => {
                         let done = &mut self.slots[frame(d) + 1].planes;
                         if done[0] == 0 {
                             done[0] = 1;
@@ -750,7 +839,9 @@ impl<'s> Belief<'s> {
                 if let Some(child) = next {
                     d += 1;
                     self.slots[frame(d)] = child;
-                    self.slots[frame(d) + 1] = Hypothesis { planes: [0, 0, u64::MAX] };
+                    self.slots[frame(d) + 1] = Hypothesis {
+                        planes: [0, 0, u64::MAX],
+                    };
                     continue;
                 }
                 if budget == 0 {
@@ -776,7 +867,8 @@ impl<'s> Belief<'s> {
     fn unstash(&mut self, idx: usize, take: usize) {
         let seg = self.segments[idx];
         // Everything below the removed range moves up by `take`.
-        self.slots.copy_within(self.stash_start..seg.start, self.stash_start + take);
+        self.slots
+            .copy_within(self.stash_start..seg.start, self.stash_start + take);
         for s in &mut self.segments[..self.nseg] {
             if s.start < seg.start {
                 s.start += take;
@@ -805,7 +897,11 @@ impl<'s> Belief<'s> {
             assert!(s.start >= self.stash_start && s.start + s.len <= self.slots.len());
             total += s.len;
         }
-        assert_eq!(total, self.slots.len() - self.stash_start, "segments must tile the stash");
+        assert_eq!(
+            total,
+            self.slots.len() - self.stash_start,
+            "segments must tile the stash"
+        );
         assert!(self.slots.len() - self.stash_start <= self.slots.len() - self.max_active);
     }
 }

@@ -22,8 +22,12 @@ pub struct Own {
 
 impl Own {
     /// Nothing (for filling storage).
-    pub const EMPTY: Own =
-        Own { color: Color::White, pieces: [Bitboard::EMPTY; 6], castling: Castling::NONE, ep: None };
+    pub const EMPTY: Own = Own {
+        color: Color::White,
+        pieces: [Bitboard::EMPTY; 6],
+        castling: Castling::NONE,
+        ep: None,
+    };
 
     /// `color`'s half of `board`.
     pub fn from_board(board: &Board, color: Color) -> Own {
@@ -35,8 +39,17 @@ impl Own {
         for side in [true, false] {
             castling.set(color, side, board.castling().has(color, side));
         }
-        let ep = if board.turn() != color { board.ep_square() } else { None };
-        Own { color, pieces, castling, ep }
+        let ep = if board.turn() != color {
+            board.ep_square()
+        } else {
+            None
+        };
+        Own {
+            color,
+            pieces,
+            castling,
+            ep,
+        }
     }
 
     /// All our pieces.
@@ -52,7 +65,9 @@ impl Own {
     /// The kind of our piece on `sq`.
     #[inline]
     pub fn kind_at(&self, sq: Square) -> Option<PieceKind> {
-        PieceKind::ALL.into_iter().find(|&k| self.pieces[k as usize].contains(sq))
+        PieceKind::ALL
+            .into_iter()
+            .find(|&k| self.pieces[k as usize].contains(sq))
     }
 
     /// The opponent captured our piece on `sq` (their move also clears our
@@ -78,7 +93,9 @@ impl Own {
     pub fn play(&mut self, taken: Option<Move>) {
         self.ep = None;
         let Some(mv) = taken else { return };
-        let Some(kind) = self.kind_at(mv.from) else { return };
+        let Some(kind) = self.kind_at(mv.from) else {
+            return;
+        };
         self.pieces[kind as usize].remove(mv.from);
         for p in &mut self.pieces {
             p.remove(mv.to);
@@ -100,14 +117,20 @@ impl Own {
                 if castle {
                     let king_side = mv.to.file() == File::G;
                     let rank = mv.from.rank();
-                    let (rook_from, rook_to) = if king_side { (File::H, File::F) } else { (File::A, File::D) };
+                    let (rook_from, rook_to) = if king_side {
+                        (File::H, File::F)
+                    } else {
+                        (File::A, File::D)
+                    };
                     self.pieces[PieceKind::Rook as usize].remove(Square::new(rook_from, rank));
                     self.pieces[PieceKind::Rook as usize].insert(Square::new(rook_to, rank));
                 }
                 self.pieces[PieceKind::King as usize].insert(mv.to);
             }
             PieceKind::Pawn => {
-                if mv.from.rank() == Rank::Second.relative_to(us) && mv.to.rank() == Rank::Fourth.relative_to(us) {
+                if mv.from.rank() == Rank::Second.relative_to(us)
+                    && mv.to.rank() == Rank::Fourth.relative_to(us)
+                {
                     self.ep = mv.from.forward(us);
                 }
                 let kind = mv.promotion.unwrap_or(PieceKind::Pawn);

@@ -20,17 +20,29 @@ const FP_SHIFT: u32 = 40;
 impl<'s> Table<'s> {
     /// A table over `entries`; only the largest power-of-two prefix is used.
     pub fn new(entries: &'s mut [u64]) -> Table<'s> {
-        let len = if entries.is_empty() { 0 } else { 1usize << (usize::BITS - 1 - entries.len().leading_zeros()) };
+        let len = if entries.is_empty() {
+            0
+        } else {
+            1usize << (usize::BITS - 1 - entries.len().leading_zeros())
+        };
         let entries = &mut entries[..len];
         entries.fill(0);
-        Table { entries, mask: len.saturating_sub(1), generation: 1 }
+        Table {
+            entries,
+            mask: len.saturating_sub(1),
+            generation: 1,
+        }
+    }
+
+    /// The entries given back.
+    pub fn into_entries(self) -> &'s mut [u64] {
+        self.entries
     }
 
     /// How many entries are in use for indexing.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
-
 
     /// Starts a new pass: every entry becomes empty.
     pub fn clear(&mut self) {

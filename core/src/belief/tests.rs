@@ -21,7 +21,10 @@ pub(crate) fn window(center: Square) -> Vec<Square> {
 }
 
 fn sense_result(board: &Board, center: Square) -> Vec<(Square, Option<Piece>)> {
-    window(center).into_iter().map(|sq| (sq, board.piece_at(sq))).collect()
+    window(center)
+        .into_iter()
+        .map(|sq| (sq, board.piece_at(sq)))
+        .collect()
 }
 
 fn random_request(board: &Board, rng: &mut Rng) -> Option<Move> {
@@ -82,10 +85,16 @@ impl Reference {
     }
 
     fn sense(&mut self, result: &[(Square, Option<Piece>)]) {
-        self.boards.retain(|b| result.iter().all(|&(sq, p)| b.piece_at(sq) == p));
+        self.boards
+            .retain(|b| result.iter().all(|&(sq, p)| b.piece_at(sq) == p));
     }
 
-    fn move_result(&mut self, requested: Option<Move>, taken: Option<Move>, capture: Option<Square>) {
+    fn move_result(
+        &mut self,
+        requested: Option<Move>,
+        taken: Option<Move>,
+        capture: Option<Square>,
+    ) {
         let mut next = Vec::new();
         for b in &self.boards {
             let res = arbitrate(b, requested).unwrap();
@@ -116,7 +125,11 @@ impl Mem {
         }
     }
     fn belief(&mut self, active: usize, color: Color, seed: u64) -> Belief<'_> {
-        let storage = Storage { hypotheses: &mut self.slots, table: &mut self.table, log: &mut self.log };
+        let storage = Storage {
+            hypotheses: &mut self.slots,
+            table: &mut self.table,
+            log: &mut self.log,
+        };
         Belief::new(storage, active, &Board::start(), color, seed).unwrap()
     }
 }
@@ -129,7 +142,13 @@ trait Check {
 
 /// Plays one random game from `color`'s side, feeding the belief, calling
 /// `check` after each observation. Returns the number of observations.
-fn play_game(belief: &mut Belief<'_>, color: Color, rng: &mut Rng, max_plies: usize, check: &mut dyn Check) -> usize {
+fn play_game(
+    belief: &mut Belief<'_>,
+    color: Color,
+    rng: &mut Rng,
+    max_plies: usize,
+    check: &mut dyn Check,
+) -> usize {
     let mut truth = Board::start();
     let mut observations = 0;
     let mut last_capture: Option<Square> = None;
@@ -158,11 +177,16 @@ fn play_game(belief: &mut Belief<'_>, color: Color, rng: &mut Rng, max_plies: us
             } else {
                 let mut scratch = std::vec![0u64; crate::sense::scratch_len(4096)];
                 let mut chooser = crate::sense::Chooser::new(&mut scratch, 4096);
-                chooser.choose(belief.hypotheses(), |_| 1.0, rng).map_or(Square::E4, |c| c.best.center)
+                chooser
+                    .choose(belief.hypotheses(), |_| 1.0, rng)
+                    .map_or(Square::E4, |c| c.best.center)
             };
             history.push(truth);
             if let Err(e) = belief.sense(&sense_result(&truth, center)) {
-                std::eprintln!("sense failed: {e}; stats {:?}; truth {truth}", belief.stats());
+                std::eprintln!(
+                    "sense failed: {e}; stats {:?}; truth {truth}",
+                    belief.stats()
+                );
                 return usize::MAX;
             }
             observations += 1;
@@ -198,13 +222,24 @@ impl Check for Exact {
         belief.debug_check();
         let got: HashSet<Hypothesis> = belief.hypotheses().iter().copied().collect();
         assert_eq!(got.len(), belief.len(), "duplicates after {what}");
-        assert!(got.contains(&key(truth, belief.color())), "true board lost after {what}: {truth}");
+        assert!(
+            got.contains(&key(truth, belief.color())),
+            "true board lost after {what}: {truth}"
+        );
         assert!(belief.contains(truth));
         let want = self.reference.keys();
         if got != want {
             let turn = belief.side_to_move();
-            let extra: Vec<_> = got.difference(&want).take(3).map(|h| std::format!("{}", belief.board(h, turn))).collect();
-            let missing: Vec<_> = want.difference(&got).take(3).map(|h| std::format!("{}", belief.board(h, turn))).collect();
+            let extra: Vec<_> = got
+                .difference(&want)
+                .take(3)
+                .map(|h| std::format!("{}", belief.board(h, turn)))
+                .collect();
+            let missing: Vec<_> = want
+                .difference(&got)
+                .take(3)
+                .map(|h| std::format!("{}", belief.board(h, turn)))
+                .collect();
             panic!(
                 "belief ({}) differs from brute force ({}) after {what} on {truth}\nextra: {extra:#?}\nmissing: {missing:#?}",
                 got.len(),
@@ -219,12 +254,22 @@ fn belief_equals_brute_force_in_random_games() {
     let mut rng = Rng::new(42);
     let mut total = 0;
     for game in 0..60 {
-        let color = if game % 2 == 0 { Color::White } else { Color::Black };
+        let color = if game % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
         let mut mem = Mem::new(1 << 20, 0);
         let mut belief = mem.belief(1 << 20, color, game);
         // The reference follows the same observations through its own updates.
-        let reference = Reference { boards: std::vec![Board::start()], us: color };
-        let mut exact = ExactDriver { inner: Exact { reference }, last: None };
+        let reference = Reference {
+            boards: std::vec![Board::start()],
+            us: color,
+        };
+        let mut exact = ExactDriver {
+            inner: Exact { reference },
+            last: None,
+        };
         total += play_game(&mut belief, color, &mut rng, 24, &mut exact);
     }
     assert!(total > 500, "{total} observations");
@@ -242,7 +287,10 @@ impl Check for ExactDriver {
         let n = belief.log_len;
         if self.inner.reference.boards.len() > 20_000 {
             // Too large to follow by brute force; the true-board check still runs.
-            assert!(belief.contains(truth) || belief.stats().dropped > 0, "true board lost after {what}");
+            assert!(
+                belief.contains(truth) || belief.stats().dropped > 0,
+                "true board lost after {what}"
+            );
             return;
         }
         if n > 0 && self.last != Some(n) {
@@ -255,7 +303,11 @@ impl Check for ExactDriver {
                         w.mask.iter().map(|sq| (sq, truth.piece_at(sq))).collect();
                     r.sense(&result);
                 }
-                Observation::MoveResult { requested, taken, capture } => r.move_result(requested, taken, capture),
+                Observation::MoveResult {
+                    requested,
+                    taken,
+                    capture,
+                } => r.move_result(requested, taken, capture),
             }
             self.last = Some(n);
         }
@@ -300,7 +352,11 @@ fn small_capacity_games(capacity: usize, games: u64) {
     let mut mem = Mem::new(capacity, 200_000);
     let (mut recoveries, mut rebuilds, mut lost, mut dropped_games, mut fails) = (0, 0, 0, 0, 0);
     for game in 0..games {
-        let color = if game % 2 == 0 { Color::White } else { Color::Black };
+        let color = if game % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
         let mut belief = mem.belief(capacity, color, game);
         let mut check = TruthKept { worst: 0, lost: 0 };
         let failed = play_game(&mut belief, color, &mut rng, 60, &mut check) == usize::MAX;
@@ -311,15 +367,23 @@ fn small_capacity_games(capacity: usize, games: u64) {
         lost += check.lost;
         dropped_games += (st.dropped > 0) as u64;
     }
-    std::eprintln!("capacity {capacity}: {games} games, {recoveries} recoveries, {rebuilds} rebuilds, {dropped_games} games with drops, truth lost {lost} times, {fails} failed updates");
+    std::eprintln!(
+        "capacity {capacity}: {games} games, {recoveries} recoveries, {rebuilds} rebuilds, {dropped_games} games with drops, truth lost {lost} times, {fails} failed updates"
+    );
     assert!(recoveries > 0, "the test never exercised recovery");
     assert_eq!(fails, 0, "an update found no consistent board");
-    assert_eq!(lost, 0, "the true board was neither active nor waiting in the stash");
+    assert_eq!(
+        lost, 0,
+        "the true board was neither active nor waiting in the stash"
+    );
 }
 
 /// Games per capacity: 500 by default, `RBC_BELIEF_GAMES` to change it.
 fn games() -> u64 {
-    std::env::var("RBC_BELIEF_GAMES").ok().and_then(|s| s.parse().ok()).unwrap_or(500)
+    std::env::var("RBC_BELIEF_GAMES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(500)
 }
 
 #[test]
@@ -342,8 +406,16 @@ fn impossible_observation_changes_nothing() {
     let err = b.sense(&[(Square::E4, Some(Piece::new(PieceKind::Queen, Color::Black)))]);
     assert_eq!(err, Err(UpdateError::Contradiction));
     assert_eq!(b.hypotheses(), &before[..]);
-    b.move_result(Some("e2e4".parse().unwrap()), Some("e2e4".parse().unwrap()), None).unwrap();
-    assert_eq!(b.opponent_move(Some(Square::A1)), Err(UpdateError::Contradiction));
+    b.move_result(
+        Some("e2e4".parse().unwrap()),
+        Some("e2e4".parse().unwrap()),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        b.opponent_move(Some(Square::A1)),
+        Err(UpdateError::Contradiction)
+    );
     assert_eq!(b.len(), 1);
     b.opponent_move(None).unwrap();
     assert_eq!(b.len(), 1 + 20, "pass plus twenty opening moves");

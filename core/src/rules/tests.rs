@@ -5,7 +5,16 @@
 use super::*;
 use crate::rng::Rng;
 
-const KNIGHT: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
+const KNIGHT: [(i8, i8); 8] = [
+    (1, 2),
+    (2, 1),
+    (2, -1),
+    (1, -2),
+    (-1, -2),
+    (-2, -1),
+    (-2, 1),
+    (-1, 2),
+];
 
 fn forward(c: Color) -> i8 {
     if c == Color::White { 1 } else { -1 }
@@ -14,7 +23,9 @@ fn forward(c: Color) -> i8 {
 /// python-chess `is_pseudo_legal`, castling excluded (reconchess checks it separately).
 fn is_pseudo_legal_slow(b: &Board, mv: Move) -> bool {
     let us = b.turn;
-    let Some(piece) = b.piece_at(mv.from) else { return false };
+    let Some(piece) = b.piece_at(mv.from) else {
+        return false;
+    };
     if piece.color != us {
         return false;
     }
@@ -29,8 +40,16 @@ fn is_pseudo_legal_slow(b: &Board, mv: Move) -> bool {
     if b.color_at(mv.to) == Some(us) {
         return false;
     }
-    let (df, dr) = (mv.to.file() as i8 - mv.from.file() as i8, mv.to.rank() as i8 - mv.from.rank() as i8);
-    let path_clear = |step: (i8, i8), n: i8| (1..n).all(|i| b.piece_at(mv.from.offset(step.0 * i, step.1 * i).unwrap()).is_none());
+    let (df, dr) = (
+        mv.to.file() as i8 - mv.from.file() as i8,
+        mv.to.rank() as i8 - mv.from.rank() as i8,
+    );
+    let path_clear = |step: (i8, i8), n: i8| {
+        (1..n).all(|i| {
+            b.piece_at(mv.from.offset(step.0 * i, step.1 * i).unwrap())
+                .is_none()
+        })
+    };
     match piece.kind {
         PieceKind::Pawn => {
             let last = mv.to.rank() == Rank::Eighth.relative_to(us);
@@ -44,7 +63,9 @@ fn is_pseudo_legal_slow(b: &Board, mv: Move) -> bool {
                 b.piece_at(mv.to).is_none() && path_clear((0, fw), 2)
             } else if df.abs() == 1 && dr == fw {
                 b.color_at(mv.to) == Some(us.flip())
-                    || (b.ep == Some(mv.to) && b.piece_at(mv.to).is_none() && mv.from.rank() == Rank::Fifth.relative_to(us))
+                    || (b.ep == Some(mv.to)
+                        && b.piece_at(mv.to).is_none()
+                        && mv.from.rank() == Rank::Fifth.relative_to(us))
             } else {
                 false
             }
@@ -86,7 +107,13 @@ fn move_actions_slow(b: &Board) -> std::vec::Vec<Move> {
             if from == to {
                 continue;
             }
-            for promotion in [None, Some(PieceKind::Knight), Some(PieceKind::Bishop), Some(PieceKind::Rook), Some(PieceKind::Queen)] {
+            for promotion in [
+                None,
+                Some(PieceKind::Knight),
+                Some(PieceKind::Bishop),
+                Some(PieceKind::Rook),
+                Some(PieceKind::Queen),
+            ] {
                 let mv = Move::with_promotion(from, to, promotion);
                 if is_pseudo_legal_slow(&bare, mv) {
                     out.push(mv);
@@ -118,7 +145,9 @@ fn move_actions_slow(b: &Board) -> std::vec::Vec<Move> {
             continue;
         }
         for df in [-1, 1] {
-            let Some(to) = from.offset(df, forward(us)) else { continue };
+            let Some(to) = from.offset(df, forward(us)) else {
+                continue;
+            };
             if b.color_at(to) == Some(us) {
                 continue;
             }
@@ -163,9 +192,15 @@ fn revise_slow(b: &Board, mv: Move) -> Option<Move> {
         return Some(mv);
     }
     let kind = b.piece_at(mv.from)?.kind;
-    if matches!(kind, PieceKind::Pawn | PieceKind::Rook | PieceKind::Bishop | PieceKind::Queen) {
+    if matches!(
+        kind,
+        PieceKind::Pawn | PieceKind::Rook | PieceKind::Bishop | PieceKind::Queen
+    ) {
         // The squares from `to` back towards `from`, farthest first.
-        let (df, dr) = (mv.to.file() as i8 - mv.from.file() as i8, mv.to.rank() as i8 - mv.from.rank() as i8);
+        let (df, dr) = (
+            mv.to.file() as i8 - mv.from.file() as i8,
+            mv.to.rank() as i8 - mv.from.rank() as i8,
+        );
         let on_line = df == 0 || dr == 0 || df.abs() == dr.abs();
         let n = df.abs().max(dr.abs());
         let mut candidates = std::vec![mv.to];
@@ -190,7 +225,8 @@ fn capture_square_slow(b: &Board, taken: Option<Move>) -> Option<Square> {
         return Some(mv.to);
     }
     let pawn = b.piece_at(mv.from).map(|p| p.kind) == Some(PieceKind::Pawn);
-    let diag = (mv.to as i32 - mv.from as i32).abs() == 7 || (mv.to as i32 - mv.from as i32).abs() == 9;
+    let diag =
+        (mv.to as i32 - mv.from as i32).abs() == 7 || (mv.to as i32 - mv.from as i32).abs() == 9;
     if b.ep == Some(mv.to) && pawn && diag && b.piece_at(mv.to).is_none() {
         return mv.to.offset(0, -forward(b.turn));
     }
@@ -219,8 +255,16 @@ fn check_position(b: &Board) -> std::vec::Vec<Move> {
         assert!(is_requestable(b, mv));
         let queened = add_queen_promotion(b, mv);
         let taken = revise(b, queened);
-        assert_eq!(taken, revise_slow(b, queened), "revise({mv}) differs on {b}");
-        assert_eq!(capture_square(b, taken), capture_square_slow(b, taken), "capture square of {mv} on {b}");
+        assert_eq!(
+            taken,
+            revise_slow(b, queened),
+            "revise({mv}) differs on {b}"
+        );
+        assert_eq!(
+            capture_square(b, taken),
+            capture_square_slow(b, taken),
+            "capture square of {mv} on {b}"
+        );
         let result = arbitrate(b, Some(mv)).unwrap();
         assert_eq!(result.taken, taken);
     }
@@ -244,7 +288,10 @@ fn random_games(games: usize, seed: u64) -> usize {
                 let mut best = actions[rng.below(actions.len() as u64) as usize];
                 for _ in 0..2 {
                     let c = actions[rng.below(actions.len() as u64) as usize];
-                    let dist = |m: Move| (m.to as i32 - m.from as i32).abs() + if m.promotion.is_some() { 20 } else { 0 };
+                    let dist = |m: Move| {
+                        (m.to as i32 - m.from as i32).abs()
+                            + if m.promotion.is_some() { 20 } else { 0 }
+                    };
                     if dist(c) > dist(best) {
                         best = c;
                     }
@@ -287,11 +334,23 @@ fn pawn_rules_fail_and_shorten() {
     // Double step onto an occupied square becomes a single step; a blocked
     // middle square fails; a diagonal onto an empty square fails.
     let b: Board = "4k3/8/8/8/4p3/8/4P3/4K3 w - - 0 1".parse().unwrap();
-    assert_eq!(arbitrate(&b, Some("e2e4".parse().unwrap())).unwrap().taken, Some("e2e3".parse().unwrap()));
-    assert_eq!(arbitrate(&b, Some("e2d3".parse().unwrap())).unwrap().taken, None);
+    assert_eq!(
+        arbitrate(&b, Some("e2e4".parse().unwrap())).unwrap().taken,
+        Some("e2e3".parse().unwrap())
+    );
+    assert_eq!(
+        arbitrate(&b, Some("e2d3".parse().unwrap())).unwrap().taken,
+        None
+    );
     let b: Board = "4k3/8/8/8/8/4p3/4P3/4K3 w - - 0 1".parse().unwrap();
-    assert_eq!(arbitrate(&b, Some("e2e4".parse().unwrap())).unwrap().taken, None);
-    assert_eq!(arbitrate(&b, Some("e2e3".parse().unwrap())).unwrap().taken, None);
+    assert_eq!(
+        arbitrate(&b, Some("e2e4".parse().unwrap())).unwrap().taken,
+        None
+    );
+    assert_eq!(
+        arbitrate(&b, Some("e2e3".parse().unwrap())).unwrap().taken,
+        None
+    );
 }
 
 #[test]
@@ -300,7 +359,13 @@ fn en_passant_reports_the_pawn_square() {
     b.play(Some("d7d5".parse().unwrap()));
     assert_eq!(b.ep_square(), Some(Square::D6));
     let r = arbitrate(&b, Some("e5d6".parse().unwrap())).unwrap();
-    assert_eq!(r, MoveResult { taken: Some("e5d6".parse().unwrap()), capture: Some(Square::D5) });
+    assert_eq!(
+        r,
+        MoveResult {
+            taken: Some("e5d6".parse().unwrap()),
+            capture: Some(Square::D5)
+        }
+    );
     b.play(r.taken);
     assert_eq!(b.piece_at(Square::D5), None);
 }
@@ -310,7 +375,10 @@ fn promotion_defaults_to_queen() {
     let b: Board = "4k3/1P6/8/8/8/8/8/4K3 w - - 0 1".parse().unwrap();
     let r = arbitrate(&b, Some("b7b8".parse().unwrap())).unwrap();
     assert_eq!(r.taken, Some("b7b8q".parse().unwrap()));
-    assert_eq!(arbitrate(&b, Some("b7a8".parse().unwrap())).unwrap().taken, None);
+    assert_eq!(
+        arbitrate(&b, Some("b7a8".parse().unwrap())).unwrap().taken,
+        None
+    );
 }
 
 #[test]
@@ -321,7 +389,13 @@ fn castling_ignores_check_but_not_blockers() {
     assert_eq!(r.taken, Some("e1g1".parse().unwrap()));
     // b1 occupied by an opponent piece: the queen-side castle fails whole.
     let b: Board = "4k3/8/8/8/8/8/8/Rn2K3 w Q - 0 1".parse().unwrap();
-    assert_eq!(arbitrate(&b, Some("e1c1".parse().unwrap())).unwrap(), MoveResult { taken: None, capture: None });
+    assert_eq!(
+        arbitrate(&b, Some("e1c1".parse().unwrap())).unwrap(),
+        MoveResult {
+            taken: None,
+            capture: None
+        }
+    );
 }
 
 #[test]

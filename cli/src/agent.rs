@@ -1,0 +1,481 @@
+//! The bot: belief, sensing, move choice and the clock, behind one API that
+//! `rbc track`, `rbc play` and `rbc connect` share.
+
+use crate::clock::Clock;
+use crate::scorer::{Scorer, ScorerKind};
+use anyhow::{Result, bail};
+use rbc_core::belief::{Belief, Hypothesis, LogEntry, Stats, Storage, UpdateError};
+use rbc_core::rng::Rng;
+use rbc_core::rules::{self, Move};
+use rbc_core::sense::{self, Chooser};
+use rbc_core::{Board, Color, Piece, Square, eval};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// How the belief's memory is sized.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Sizing {
+    /// Active hypotheses.
+    pub capacity: usize,
+    /// Stash slots (boards set aside for recovery).
+    pub stash: usize,
+    /// Observation log entries.
+    pub log: usize,
+    /// Hypotheses scored per sense decision before sampling.
+    pub sense_sample: usize,
+}
+
+/// Stash slots per active slot when sizing from a memory budget.
+pub const STASH_RATIO: f64 = 0.5;
+
+impl Sizing {
+    /// The default: one million active hypotheses.
+    pub const DEFAULT_CAPACITY: usize = 1_000_000;
+
+    /// Sizing for `capacity` active hypotheses, with a stash half as large.
+    pub fn with_capacity(capacity: usize) -> Sizing {
+        let capacity = capacity.max(1);
+        Sizing {
+            capacity,
+            stash: ((capacity as f64 * STASH_RATIO) as usize).max(1024),
+            log: 4096,
+            sense_sample: sense::DEFAULT_SAMPLE.min(capacity.max(1024)),
+        }
+    }
+
+    /// The largest sizing whose storage fits in `bytes`.
+    pub fn with_memory(bytes: usize) -> Result<Sizing> {
+        let fixed = 4096 * std::mem::size_of::<LogEntry>()
+            + sense::scratch_len(sense::DEFAULT_SAMPLE) * 8
+            + 8 * 1024 * 1024; // code, stack, engine cache and the rest of the process
+        if bytes <= fixed + 1024 * 64 {
+            bail!(
+                "memory budget {bytes} bytes is too small (need more than {} bytes)",
+                fixed + 1024 * 64
+            );
+        }
+        let avail = (bytes - fixed) as f64;
+        // Slots for active and stash, and a power-of-two table of two entries per active slot
+        // (up to twice that after rounding): size conservatively, then grow while it fits.
+        let mut capacity = (avail / (Storage::bytes_per_active(STASH_RATIO) + 16.0)) as usize;
+        loop {
+            let s = Sizing::with_capacity(capacity + capacity / 16);
+            if s.storage_bytes() + fixed > bytes {
+                break;
+            }
+            capacity += capacity / 16;
+        }
+        let s = Sizing::with_capacity(capacity);
+        if s.storage_bytes() + fixed > bytes {
+            bail!("memory budget {bytes} bytes is too small");
+        }
+        Ok(s)
+    }
+
+    /// Table entries for the deduplication index.
+    pub fn table_len(&self) -> usize {
+        (2 * self.capacity).next_power_of_two()
+    }
+
+    /// Bytes of belief storage (slots, table, log, sense scratch).
+    pub fn storage_bytes(&self) -> usize {
+        (self.capacity + self.stash) * std::mem::size_of::<Hypothesis>()
+            + self.table_len() * 8
+            + self.log * std::mem::size_of::<LogEntry>()
+            + sense::scratch_len(self.sense_sample) * 8
+    }
+}
+
+/// Parses `64MiB`, `512KiB`, `2GiB`, `1000000` (bytes), also `MB`/`GB` (as powers of 1024).
+pub fn parse_size(s: &str) -> Result<usize> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| anyhow::anyhow!("invalid size {s:?}: expected e.g. 64MiB"))?;
+    let mult = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" | "kib" => 1024.0,
+        "m" | "mb" | "mib" => 1024.0 * 1024.0,
+        "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        _ => bail!("invalid size unit in {s:?}: use B, KiB, MiB or GiB"),
+    };
+    Ok((value * mult) as usize)
+}
+
+/// Storage leaked once per process and handed from game to game.
+struct Memory {
+    storage: Option<Storage<'static>>,
+    sense: &'static mut [u64],
+}
+
+/// Where the time of a decision went.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    /// Seconds spent on the last update.
+    pub last_update: f64,
+    /// Seconds spent on the last sense decision.
+    pub last_sense: f64,
+    /// Seconds spent on the last move decision.
+    pub last_move: f64,
+    /// Boards scored in the last move decision.
+    pub last_move_boards: usize,
+    /// Hypotheses scored in the last sense decision.
+    pub last_sense_scored: usize,
+}
+
+/// Configuration of an [`Agent`].
+#[derive(Clone, Debug)]
+pub struct AgentConfig {
+    /// Memory sizing.
+    pub sizing: Sizing,
+    /// Seed for every random choice.
+    pub seed: u64,
+    /// Which evaluator scores positions.
+    pub scorer: ScorerKind,
+    /// Weight of the mean against the minimum in the move aggregate (0: pure worst case).
+    pub mean_weight: f64,
+    /// Moves within this many centipawns of the best are picked at random.
+    pub margin: i32,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            sizing: Sizing::with_capacity(Sizing::DEFAULT_CAPACITY),
+            seed: 0,
+            scorer: ScorerKind::Builtin,
+            mean_weight: 0.3,
+            margin: 15,
+        }
+    }
+}
+
+/// A player: what it believes, and how it senses and moves.
+pub struct Agent {
+    config: AgentConfig,
+    memory: Option<Memory>,
+    belief: Option<Belief<'static>>,
+    sense_scratch: Option<&'static mut [u64]>,
+    rng: Rng,
+    scorer: Scorer,
+    clock: Clock,
+    /// Timings of the last decisions.
+    pub timing: Timing,
+    game_over: bool,
+}
+
+impl Agent {
+    /// Allocates the belief storage once; games reuse it.
+    pub fn new(config: AgentConfig) -> Result<Agent> {
+        let s = config.sizing;
+        let slots: &'static mut [Hypothesis] =
+            Box::leak(vec![Hypothesis::EMPTY; s.capacity + s.stash].into_boxed_slice());
+        let table: &'static mut [u64] = Box::leak(vec![0u64; s.table_len()].into_boxed_slice());
+        let log: &'static mut [LogEntry] =
+            Box::leak(vec![LogEntry::EMPTY; s.log].into_boxed_slice());
+        let sense: &'static mut [u64] =
+            Box::leak(vec![0u64; sense::scratch_len(s.sense_sample)].into_boxed_slice());
+        let scorer = Scorer::new(config.scorer.clone())?;
+        Ok(Agent {
+            rng: Rng::new(config.seed),
+            memory: Some(Memory {
+                storage: Some(Storage {
+                    hypotheses: slots,
+                    table,
+                    log,
+                }),
+                sense,
+            }),
+            belief: None,
+            sense_scratch: None,
+            scorer,
+            clock: Clock::new(900.0, 5.0),
+            timing: Timing::default(),
+            config,
+            game_over: false,
+        })
+    }
+
+    /// Starts a game as `color` from `board` (the true starting position).
+    pub fn start_game(
+        &mut self,
+        color: Color,
+        board: &Board,
+        seconds: f64,
+        increment: f64,
+    ) -> Result<()> {
+        let storage = match self.belief.take() {
+            Some(b) => b.into_storage(),
+            None => self
+                .memory
+                .as_mut()
+                .and_then(|m| m.storage.take())
+                .expect("storage is always somewhere"),
+        };
+        if self.sense_scratch.is_none() {
+            self.sense_scratch = self.memory.as_mut().map(|m| std::mem::take(&mut m.sense));
+        }
+        let seed = self.rng.next_u64();
+        let belief = Belief::new(storage, self.config.sizing.capacity, board, color, seed)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.belief = Some(belief);
+        self.clock = Clock::new(seconds, increment);
+        self.scorer.new_game();
+        self.game_over = false;
+        Ok(())
+    }
+
+    /// The belief, if a game was started.
+    pub fn belief(&self) -> Option<&Belief<'static>> {
+        self.belief.as_ref()
+    }
+
+    fn belief_mut(&mut self) -> Result<&mut Belief<'static>, UpdateError> {
+        self.belief
+            .as_mut()
+            .ok_or(UpdateError::OutOfOrder("no game_start yet"))
+    }
+
+    /// Whether the current game has ended.
+    pub fn game_over(&self) -> bool {
+        self.game_over
+    }
+
+    /// Marks the game as ended (only queries are answered afterwards).
+    pub fn end_game(&mut self) {
+        self.game_over = true;
+    }
+
+    fn timed<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, UpdateError>,
+    ) -> Result<T, UpdateError> {
+        if self.game_over {
+            return Err(UpdateError::OutOfOrder("the game has ended"));
+        }
+        let t = Instant::now();
+        let r = f(self);
+        self.timing.last_update = t.elapsed().as_secs_f64();
+        r
+    }
+
+    /// The opponent moved (see [`Belief::opponent_move`]).
+    pub fn opponent_move(&mut self, capture: Option<Square>) -> Result<(), UpdateError> {
+        self.timed(|a| a.belief_mut()?.opponent_move(capture))
+    }
+
+    /// Our sense result.
+    pub fn sense_result(&mut self, result: &[(Square, Option<Piece>)]) -> Result<(), UpdateError> {
+        self.timed(|a| a.belief_mut()?.sense(result))
+    }
+
+    /// Our move's result.
+    pub fn move_result(
+        &mut self,
+        requested: Option<Move>,
+        taken: Option<Move>,
+        capture: Option<Square>,
+    ) -> Result<(), UpdateError> {
+        self.timed(|a| {
+            a.belief_mut()?.move_result(requested, taken, capture)?;
+            a.clock.turn_done();
+            Ok(())
+        })
+    }
+
+    /// Where to sense, or `None` where it would reveal nothing (one board left).
+    pub fn choose_sense(&mut self, _seconds_left: f64) -> Result<Option<Square>, UpdateError> {
+        let t = Instant::now();
+        let belief = self
+            .belief
+            .as_ref()
+            .ok_or(UpdateError::OutOfOrder("no game_start yet"))?;
+        if self.game_over {
+            return Err(UpdateError::OutOfOrder("the game has ended"));
+        }
+        let hyps = belief.hypotheses();
+        let scratch = self.sense_scratch.as_deref_mut().expect("sense scratch");
+        let mut chooser = Chooser::new(scratch, self.config.sizing.sense_sample);
+        let choice = chooser.choose(hyps, |_| 1.0, &mut self.rng);
+        self.timing.last_sense = t.elapsed().as_secs_f64();
+        self.timing.last_sense_scored = choice.map_or(0, |c| c.scored);
+        Ok(match choice {
+            // One board (or all identical windows): sensing cannot help; sense the
+            // centre anyway, where a sense at least confirms the most squares.
+            Some(c) if c.best.expected < c.total.min(c.scored) as f64 => Some(c.best.center),
+            Some(_) | None => Some(Square::E6.relative_sense(belief.color())),
+        })
+    }
+
+    /// The move to request (`None`: pass).
+    pub fn choose_move(&mut self, seconds_left: f64) -> Result<Option<Move>, UpdateError> {
+        let t = Instant::now();
+        if self.game_over {
+            return Err(UpdateError::OutOfOrder("the game has ended"));
+        }
+        let budget = self
+            .clock
+            .budget(seconds_left, self.belief.as_ref().map_or(1, |b| b.len()));
+        let belief = self
+            .belief
+            .as_ref()
+            .ok_or(UpdateError::OutOfOrder("no game_start yet"))?;
+        let chosen = choose_move(
+            belief,
+            &mut self.scorer,
+            &mut self.rng,
+            &self.config,
+            budget,
+        );
+        self.timing.last_move = t.elapsed().as_secs_f64();
+        self.timing.last_move_boards = chosen.1;
+        Ok(chosen.0)
+    }
+
+    /// Counters of the belief.
+    pub fn stats(&self) -> Option<Stats> {
+        self.belief.as_ref().map(|b| b.stats())
+    }
+
+    /// The name of the evaluator in use.
+    pub fn scorer_name(&self) -> &str {
+        self.scorer.name()
+    }
+}
+
+trait RelativeSense {
+    fn relative_sense(self, color: Color) -> Square;
+}
+
+impl RelativeSense for Square {
+    /// `self` as seen from white; mirrored for black.
+    fn relative_sense(self, color: Color) -> Square {
+        if color == Color::White {
+            self
+        } else {
+            self.flip_rank()
+        }
+    }
+}
+
+/// A candidate's results across the sampled boards.
+#[derive(Clone, Debug)]
+struct Tally {
+    mv: Option<Move>,
+    min: i32,
+    sum: i64,
+    n: u32,
+    takes_king: u32,
+    loses_king: u32,
+}
+
+/// Chooses a move over a sample of the belief; returns it and the boards used.
+fn choose_move(
+    belief: &Belief<'_>,
+    scorer: &mut Scorer,
+    rng: &mut Rng,
+    config: &AgentConfig,
+    budget: Duration,
+) -> (Option<Move>, usize) {
+    let own = *belief.own();
+    let us = own.color;
+    let template = own.board_with(&Hypothesis::EMPTY, us);
+    let mut candidates: Vec<Option<Move>> = vec![None];
+    rules::move_actions(&template, |m| {
+        // A plain pawn move to the last rank is the queen promotion; list it once.
+        if !(m.promotion.is_none() && rules::add_queen_promotion(&template, m) != m) {
+            candidates.push(Some(m));
+        }
+        false
+    });
+    let hyps = belief.hypotheses();
+    if hyps.is_empty() {
+        // Nothing is consistent: play the move that is safest on our own pieces alone.
+        return (candidates.get(1).copied().flatten(), 0);
+    }
+
+    let start = Instant::now();
+    let deadline = start + budget;
+    // Boards in random order; score as many as the budget allows (at least a few).
+    let n = hyps.len();
+    let order: Vec<usize> = if n <= 4096 {
+        let mut v: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            v.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        v
+    } else {
+        (0..4096).map(|_| rng.below(n as u64) as usize).collect()
+    };
+
+    let mut tallies: Vec<Tally> = candidates
+        .iter()
+        .map(|&mv| Tally {
+            mv,
+            min: i32::MAX,
+            sum: 0,
+            n: 0,
+            takes_king: 0,
+            loses_king: 0,
+        })
+        .collect();
+    let mut cache: HashMap<Board, i32> = HashMap::new();
+    let mut boards = 0;
+    for (done, &i) in order.iter().enumerate() {
+        if done >= 3 && Instant::now() >= deadline {
+            break;
+        }
+        let board = own.board_with(&hyps[i], us);
+        boards += 1;
+        for t in tallies.iter_mut() {
+            let taken =
+                t.mv.and_then(|m| rules::revise(&board, rules::add_queen_promotion(&board, m)));
+            let mut after = board;
+            after.play(taken);
+            let score = if after.king(us.flip()).is_none() {
+                t.takes_king += 1;
+                eval::WIN
+            } else if eval::can_take_king(&after) {
+                t.loses_king += 1;
+                -eval::WIN
+            } else {
+                let mut key = after;
+                key.set_counters(0, 1);
+                *cache.entry(key).or_insert_with(|| -scorer.score(&after))
+            };
+            t.min = t.min.min(score);
+            t.sum += score as i64;
+            t.n += 1;
+        }
+    }
+
+    // Overrides: a king capture on every board; else avoid moves that lose the king somewhere.
+    if let Some(t) = tallies.iter().find(|t| t.takes_king == t.n && t.n > 0) {
+        return (t.mv, boards);
+    }
+    let any_safe = tallies.iter().any(|t| t.loses_king == 0);
+    let value = |t: &Tally| -> f64 {
+        let mean = t.sum as f64 / t.n.max(1) as f64;
+        let v = config.mean_weight * mean + (1.0 - config.mean_weight) * t.min as f64;
+        // Taking the king on some boards is worth a lot even when not on all.
+        v + 2_000.0 * t.takes_king as f64 / t.n.max(1) as f64
+    };
+    let eligible: Vec<&Tally> = tallies
+        .iter()
+        .filter(|t| !any_safe || t.loses_king == 0)
+        .collect();
+    let best = eligible
+        .iter()
+        .map(|t| value(t))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let near: Vec<&&Tally> = eligible
+        .iter()
+        .filter(|t| value(t) >= best - config.margin as f64)
+        .collect();
+    let pick = near[rng.below(near.len() as u64) as usize];
+    (pick.mv, boards)
+}
