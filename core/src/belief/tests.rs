@@ -420,3 +420,97 @@ fn impossible_observation_changes_nothing() {
     b.opponent_move(None).unwrap();
     assert_eq!(b.len(), 1 + 20, "pass plus twenty opening moves");
 }
+
+mod props {
+    //! The pool against a plain `Vec` model, and the truth under arbitrary
+    //! capacities.
+    use super::*;
+    use crate::rng::Rng;
+    use proptest::prelude::{
+        ProptestConfig, any, prop_assert, prop_assert_eq, prop_assume, proptest,
+    };
+
+    /// A belief after a few random plies, plus the true board.
+    fn grown(mem: &mut Mem, cap: usize, seed: u64, plies: usize) -> (Belief<'_>, Board) {
+        let mut rng = Rng::new(seed);
+        let color = if seed % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut belief = mem.belief(cap, color, seed);
+        let mut truth = Board::start();
+        let mut last_capture = None;
+        for ply in 0..plies {
+            if truth.king_captured().is_some() {
+                break;
+            }
+            let req = random_request(&truth, &mut rng);
+            let res = arbitrate(&truth, req).unwrap();
+            if truth.turn() == color {
+                if ply > 0 || color == Color::White {
+                    belief.opponent_move(last_capture).unwrap();
+                }
+                truth.play(res.taken);
+                belief.move_result(req, res.taken, res.capture).unwrap();
+            } else {
+                truth.play(res.taken);
+                last_capture = res.capture;
+            }
+        }
+        if truth.turn() == color && truth.king_captured().is_none() {
+            belief.opponent_move(last_capture).unwrap();
+        }
+        (belief, truth)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// A sense filter keeps exactly what `Vec::retain` keeps, in order.
+        #[test]
+        fn sense_is_vec_retain(seed in any::<u64>(), plies in 1usize..7, center in 0usize..64) {
+            let mut mem = Mem::new(1 << 16, 0);
+            let (mut belief, truth) = grown(&mut mem, 1 << 16, seed, plies);
+            prop_assume!(belief.our_turn());
+            let mut model: Vec<Hypothesis> = belief.hypotheses().to_vec();
+            let result = sense_result(&truth, Square::index_const(center));
+            let window = belief.sense_window(&result).unwrap();
+            model.retain(|h| window.matches(h));
+            belief.sense(&result).unwrap();
+            prop_assert_eq!(belief.hypotheses(), &model[..]);
+        }
+
+        /// A move result maps and filters like `filter_map` followed by
+        /// keeping the first of each repeat.
+        #[test]
+        fn move_result_is_vec_filter_map_dedup(seed in any::<u64>(), plies in 1usize..7, pick in any::<u64>()) {
+            let mut mem = Mem::new(1 << 16, 0);
+            let (mut belief, mut truth) = grown(&mut mem, 1 << 16, seed, plies);
+            prop_assume!(belief.our_turn());
+            let mut rng = Rng::new(pick);
+            let req = random_request(&truth, &mut rng);
+            let res = arbitrate(&truth, req).unwrap();
+            let own = *belief.own();
+            let f = our_move_filter(&own, req, res.taken, res.capture);
+            let mut seen = HashSet::new();
+            let model: Vec<Hypothesis> =
+                belief.hypotheses().iter().filter_map(|h| f(h)).filter(|h| seen.insert(*h)).collect();
+            truth.play(res.taken);
+            belief.move_result(req, res.taken, res.capture).unwrap();
+            prop_assert_eq!(belief.hypotheses(), &model[..]);
+            prop_assert!(belief.contains(&truth));
+        }
+
+        /// Any capacity: never over capacity, and the truth is active or
+        /// recoverable (every update succeeds).
+        #[test]
+        fn any_capacity_keeps_the_truth(seed in any::<u64>(), cap in 1usize..200, plies in 1usize..24) {
+            let mut mem = Mem::new(cap, 50_000);
+            let (belief, truth) = grown(&mut mem, cap, seed, plies);
+            belief.debug_check();
+            prop_assert!(belief.len() <= cap);
+            let _ = truth;
+        }
+    }
+}
