@@ -27,6 +27,7 @@ pub mod belief;
 pub mod bitboard;
 pub mod board;
 pub mod eval;
+pub mod movegen;
 pub mod piece;
 pub mod rng;
 pub mod rules;

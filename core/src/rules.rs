@@ -11,7 +11,7 @@
 use crate::attacks;
 use crate::bitboard::Bitboard;
 use crate::board::{Board, Castling};
-use crate::piece::{Piece, PieceKind};
+use crate::piece::PieceKind;
 use crate::square::{Color, File, ParseError, Rank, Square};
 use core::fmt;
 use core::str::FromStr;
@@ -113,6 +113,7 @@ pub struct MoveResult {
 }
 
 const BACK_RANKS: Bitboard = Bitboard(0xff00_0000_0000_00ff);
+const CORNERS: Bitboard = Bitboard(0x8100_0000_0000_0081);
 
 /// Calls `f` for every move the side to move may request: the pseudo-legal
 /// moves of its pieces with the opponent's pieces removed (castling when the
@@ -371,38 +372,53 @@ impl Board {
     /// promotion and castling. The move must be pseudo-legal.
     pub fn play(&mut self, mv: Option<Move>) {
         let us = self.turn;
+        let them = us.flip();
         let ep_prev = self.ep;
         self.ep = None;
         self.halfmove += 1;
         if us == Color::Black {
             self.fullmove += 1;
         }
-        let Some(mv) = mv else {
-            self.turn = us.flip();
+        self.turn = them;
+        let Some(mv) = mv else { return };
+        let Some(kind) = self.kind_at(mv.from) else {
             return;
         };
+        let (from_bb, to_bb) = (Bitboard::square(mv.from), Bitboard::square(mv.to));
 
-        let Some(piece) = self.remove_piece(mv.from) else {
-            self.turn = us.flip();
-            return;
+        // Take the moving piece off, and whatever stands on the destination.
+        self.pieces[kind as usize] ^= from_bb;
+        self.colors[us as usize] ^= from_bb;
+        let captured = if self.colors[them as usize].intersects(to_bb) {
+            let c = self.kind_at(mv.to);
+            if let Some(c) = c {
+                self.pieces[c as usize] ^= to_bb;
+            }
+            self.colors[them as usize] ^= to_bb;
+            c
+        } else {
+            None
         };
-        let captured = self.kind_at(mv.to);
-        if piece.kind == PieceKind::Pawn || self.by_color(us.flip()).contains(mv.to) {
+        if kind == PieceKind::Pawn || captured.is_some() {
             self.halfmove = 0;
         }
 
-        for sq in [mv.from, mv.to] {
-            if let Some((color, side)) = Castling::corner(sq) {
-                self.castling.set(color, side, false);
+        if !self.castling.is_empty() {
+            if (from_bb | to_bb).intersects(CORNERS) {
+                for sq in [mv.from, mv.to] {
+                    if let Some((color, side)) = Castling::corner(sq) {
+                        self.castling.set(color, side, false);
+                    }
+                }
+            }
+            if kind == PieceKind::King {
+                self.castling.clear(us);
+            } else if captured == Some(PieceKind::King) && mv.to.rank() == them.back_rank() {
+                self.castling.clear(them);
             }
         }
-        if piece.kind == PieceKind::King {
-            self.castling.clear(us);
-        } else if captured == Some(PieceKind::King) && mv.to.rank() == us.flip().back_rank() {
-            self.castling.clear(us.flip());
-        }
 
-        let mut kind = piece.kind;
+        let mut placed = kind;
         if kind == PieceKind::Pawn {
             let diff = mv.to as i32 - mv.from as i32;
             if diff == 16 && mv.from.rank() == Rank::Second {
@@ -410,41 +426,40 @@ impl Board {
             } else if diff == -16 && mv.from.rank() == Rank::Seventh {
                 self.ep = Square::try_index(mv.from as usize - 8);
             } else if Some(mv.to) == ep_prev && matches!(diff.abs(), 7 | 9) && captured.is_none() {
-                if let Some(behind) = mv.to.forward(us.flip()) {
+                // En passant: the captured pawn stands behind the destination.
+                if let Some(behind) = mv.to.forward(them) {
                     self.remove_piece(behind);
                 }
             }
-        }
-        if let Some(p) = mv.promotion {
-            kind = p;
+            if let Some(p) = mv.promotion {
+                placed = p;
+            }
         }
 
-        let castle = kind == PieceKind::King
+        if kind == PieceKind::King
             && mv.from.file() == File::E
             && mv.from.rank() == mv.to.rank()
-            && matches!(mv.to.file(), File::G | File::C);
-        if castle {
-            let king_side = mv.to.file() == File::G;
+            && matches!(mv.to.file(), File::G | File::C)
+        {
+            // Castling: the rook jumps over the king.
             let rank = mv.from.rank();
-            self.remove_piece(Square::new(if king_side { File::H } else { File::A }, rank));
-            let (king_to, rook_to) = if king_side {
-                (File::G, File::F)
+            let (rook_from, rook_to) = if mv.to.file() == File::G {
+                (File::H, File::F)
             } else {
-                (File::C, File::D)
+                (File::A, File::D)
             };
-            self.set_piece(
-                Square::new(king_to, rank),
-                Some(Piece::new(PieceKind::King, us)),
-            );
-            self.set_piece(
-                Square::new(rook_to, rank),
-                Some(Piece::new(PieceKind::Rook, us)),
-            );
-        } else {
-            self.set_piece(mv.to, Some(Piece::new(kind, us)));
+            let rook_bb = Bitboard::square(Square::new(rook_from, rank))
+                | Bitboard::square(Square::new(rook_to, rank));
+            if self
+                .pieces(us, PieceKind::Rook)
+                .contains(Square::new(rook_from, rank))
+            {
+                self.pieces[PieceKind::Rook as usize] ^= rook_bb;
+                self.colors[us as usize] ^= rook_bb;
+            }
         }
-        self.clean_castling();
-        self.turn = us.flip();
+        self.pieces[placed as usize] |= to_bb;
+        self.colors[us as usize] |= to_bb;
     }
 
     /// Whether either king has been captured.

@@ -158,9 +158,16 @@ struct Segment {
     time: u32,
     start: usize,
     len: usize,
+    /// During a recovery: how many from `start` have been taken out to replay.
+    /// They are removed for good only when the recovery succeeds.
+    taken: usize,
 }
 
 const MAX_SEGMENTS: usize = 256;
+
+/// The time of the segment that holds a contradicted active set during a
+/// recovery; it is never replayed.
+const PARKED: u32 = u32::MAX;
 
 /// The set of opponent positions consistent with every observation so far.
 pub struct Belief<'s> {
@@ -648,6 +655,7 @@ impl<'s> Belief<'s> {
         self.stats.dropped += (len - keep) as u64;
         let seg_start = start + len - keep;
         self.segments[self.nseg] = Segment {
+            taken: 0,
             time,
             start: seg_start,
             len: keep,
@@ -657,45 +665,152 @@ impl<'s> Belief<'s> {
     }
 
     /// Every active hypothesis contradicts `obs`: replay stashed boards, the
-    /// earliest first, through the log and then `obs`. The active set is
-    /// dead, so all memory below the stash serves as one wide working pool
-    /// (half of it; the other half takes what a replay must stash again).
-    /// When the stash runs dry after drops, the initial position is replayed
-    /// the same way, and a bounded depth-first search is the last resort.
+    /// earliest first, through the log and then `obs`.
+    ///
+    /// The contradicted active set is parked in the stash as a segment that
+    /// is never replayed. A first pass only marks stashed boards as taken;
+    /// if it finds nothing without dropping anything, the observation
+    /// contradicts everything we hold, so everything is put back as it was
+    /// and the observation is refused. The first pass stops as soon as it
+    /// would drop a board (it proves nothing then); it is rolled back and a
+    /// second pass frees what it takes as it goes (more room, so nothing is
+    /// lost that need not be). If even that fails, the active set comes back
+    /// and only the consumed stash is gone.
     fn recover(&mut self, obs: &Observation, own_now: &Own) -> Result<(), UpdateError> {
         if self.nseg == 0 && self.stats.dropped == 0 {
             // Exact so far: the observation itself is impossible.
             return Err(UpdateError::Contradiction);
         }
-        let mut from_root = false;
-        loop {
-            if self.nseg == 0 {
-                let room = self.slots.len() - self.max_active;
-                if from_root || !self.log_complete || room == 0 {
-                    break;
-                }
-                from_root = true;
-                self.stats.rebuilds += 1;
-                let at = self.slots.len() - 1;
-                self.slots[at] = self.initial;
-                self.segments[0] = Segment {
-                    time: 0,
-                    start: at,
-                    len: 1,
-                };
-                self.nseg = 1;
-                self.stash_start = at;
+        if self.nseg == MAX_SEGMENTS {
+            // No segment left to park the active set in: drop the oldest stash.
+            self.stats.dropped += self.segments[0].len as u64;
+            self.segments[0].taken = self.segments[0].len;
+            self.compact_stash();
+        }
+        let (saved_nseg, saved_stash, saved_stats, saved_rng) =
+            (self.nseg, self.stash_start, self.stats, self.rng.clone());
+        let parked = self.len;
+        let park_start = self.stash_start - parked;
+        self.slots.copy_within(0..parked, park_start);
+        self.segments[self.nseg] = Segment {
+            time: PARKED,
+            start: park_start,
+            len: parked,
+            taken: 0,
+        };
+        self.nseg += 1;
+        self.stash_start = park_start;
+        self.len = 0;
+
+        let first = self.replay_stash(obs, own_now, false);
+        if first.is_ok() {
+            self.finish_recovery();
+            return Ok(());
+        }
+        let exhaustive = self.stats.dropped == saved_stats.dropped;
+        // Roll the first pass back.
+        self.nseg = saved_nseg + 1;
+        self.stash_start = park_start;
+        for s in &mut self.segments[..self.nseg] {
+            s.taken = 0;
+        }
+        if exhaustive {
+            self.nseg = saved_nseg;
+            self.stash_start = saved_stash;
+            self.slots.copy_within(park_start..park_start + parked, 0);
+            self.len = parked;
+            self.stats = saved_stats;
+            self.rng = saved_rng;
+            return Err(UpdateError::Contradiction);
+        }
+        match self.replay_stash(obs, own_now, true) {
+            Ok(()) => {
+                self.finish_recovery();
+                Ok(())
             }
+            Err(e) => {
+                let i = (0..self.nseg)
+                    .find(|&i| self.segments[i].time == PARKED)
+                    .expect("parked segment");
+                let seg = self.segments[i];
+                self.slots.copy_within(seg.start..seg.start + seg.len, 0);
+                self.len = seg.len;
+                self.segments[i].taken = seg.len;
+                self.compact_stash();
+                Err(e)
+            }
+        }
+    }
+
+    /// A recovery succeeded: the parked set and the taken boards go.
+    fn finish_recovery(&mut self) {
+        for s in &mut self.segments[..self.nseg] {
+            if s.time == PARKED {
+                s.taken = s.len;
+            }
+        }
+        self.compact_stash();
+        self.shrink_to_capacity(self.log_len as u32 + 1);
+    }
+
+    /// The search behind [`Belief::recover`]. The active region is empty and
+    /// all memory below the stash serves as one wide working pool (half of
+    /// it; the other half takes what a replay must stash again). When the
+    /// stash runs dry after drops, the initial position is replayed the same
+    /// way, and a bounded depth-first search is the last resort.
+    fn replay_stash(
+        &mut self,
+        obs: &Observation,
+        own_now: &Own,
+        free_as_taken: bool,
+    ) -> Result<(), UpdateError> {
+        let mut from_root = false;
+        let dropped_before = self.stats.dropped;
+        loop {
+            let pending = (0..self.nseg)
+                .filter(|&i| {
+                    self.segments[i].taken < self.segments[i].len && self.segments[i].time != PARKED
+                })
+                .min_by_key(|&i| self.segments[i].time);
+            let idx = match pending {
+                Some(i) => i,
+                None => {
+                    let room = self.slots.len() - self.max_active;
+                    if from_root
+                        || !self.log_complete
+                        || room == 0
+                        || self.nseg == MAX_SEGMENTS
+                        || self.stats.dropped == 0
+                    {
+                        break;
+                    }
+                    from_root = true;
+                    self.stats.rebuilds += 1;
+                    let at = self.stash_start - 1;
+                    self.slots[at] = self.initial;
+                    self.segments[self.nseg] = Segment {
+                        time: 0,
+                        start: at,
+                        len: 1,
+                        taken: 0,
+                    };
+                    self.nseg += 1;
+                    self.stash_start = at;
+                    self.nseg - 1
+                }
+            };
             self.stats.recoveries += 1;
-            let idx = (0..self.nseg)
-                .min_by_key(|&i| self.segments[i].time)
-                .expect("non-empty");
             let seg = self.segments[idx];
-            let work = (self.stash_start + seg.len) / 2;
-            let take = seg.len.min(work.max(self.max_active));
-            self.slots.copy_within(seg.start..seg.start + take, 0);
+            let left = seg.len - seg.taken;
+            let work = self.stash_start / 2;
+            let take = left.min(work.max(self.max_active)).min(self.stash_start);
+            let from = seg.start + seg.taken;
+            self.slots.copy_within(from..from + take, 0);
+            self.segments[idx].taken += take;
             self.len = take;
-            self.unstash(idx, take);
+            if free_as_taken {
+                self.compact_stash();
+            }
             let saved_max = self.max_active;
             self.max_active = (self.stash_start / 2).max(saved_max).max(take);
             self.wide = true;
@@ -712,13 +827,55 @@ impl<'s> Belief<'s> {
             }
             self.wide = false;
             self.max_active = saved_max;
+            if !free_as_taken && self.stats.dropped != dropped_before {
+                // The first pass keeps everything it took; once it has to
+                // drop, the second pass (which frees as it goes) does better.
+                return Err(UpdateError::Contradiction);
+            }
             if alive {
-                self.shrink_to_capacity(self.log_len as u32 + 1);
                 return Ok(());
             }
         }
         self.len = 0;
+        if self.stats.dropped == 0 {
+            // Nothing was ever lost, and nothing stashed explains it.
+            return Err(UpdateError::Contradiction);
+        }
+        if !free_as_taken {
+            // The search is the last resort, for the second pass.
+            return Err(UpdateError::Contradiction);
+        }
         self.search_rebuild(obs, own_now)
+    }
+
+    /// Removes what a successful recovery took out of the stash (and the
+    /// parked active set, which is not a segment), packing what is left
+    /// against the end of the slots.
+    fn compact_stash(&mut self) {
+        let segs = &mut self.segments[..self.nseg];
+        segs.sort_unstable_by(|a, b| b.start.cmp(&a.start));
+        let mut top = self.slots.len();
+        let mut kept = 0;
+        for i in 0..self.nseg {
+            let s = self.segments[i];
+            let live = s.len - s.taken;
+            if live == 0 {
+                continue;
+            }
+            let new_start = top - live;
+            self.slots
+                .copy_within(s.start + s.taken..s.start + s.len, new_start);
+            self.segments[kept] = Segment {
+                time: s.time,
+                start: new_start,
+                len: live,
+                taken: 0,
+            };
+            kept += 1;
+            top = new_start;
+        }
+        self.nseg = kept;
+        self.stash_start = top;
     }
 
     /// Keeps a uniform sample of `max_active` hypotheses active and stashes
@@ -862,28 +1019,6 @@ impl<'s> Belief<'s> {
         Ok(())
     }
 
-    /// Removes the first `take` hypotheses of segment `idx` from the stash,
-    /// closing the gap.
-    fn unstash(&mut self, idx: usize, take: usize) {
-        let seg = self.segments[idx];
-        // Everything below the removed range moves up by `take`.
-        self.slots
-            .copy_within(self.stash_start..seg.start, self.stash_start + take);
-        for s in &mut self.segments[..self.nseg] {
-            if s.start < seg.start {
-                s.start += take;
-            }
-        }
-        self.stash_start += take;
-        let s = &mut self.segments[idx];
-        s.start += take;
-        s.len -= take;
-        if s.len == 0 {
-            self.segments.copy_within(idx + 1..self.nseg, idx);
-            self.nseg -= 1;
-        }
-    }
-
     /// Checks internal invariants (for tests).
     ///
     /// # Panics
@@ -894,6 +1029,7 @@ impl<'s> Belief<'s> {
         assert!(self.len <= self.stash_start);
         let mut total = 0;
         for s in &self.segments[..self.nseg] {
+            assert_eq!(s.taken, 0, "no recovery in progress");
             assert!(s.start >= self.stash_start && s.start + s.len <= self.slots.len());
             total += s.len;
         }

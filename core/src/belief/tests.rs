@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::piece::PieceKind;
-use crate::rules::arbitrate;
+use crate::rules::{Move, arbitrate};
 use std::collections::HashSet;
 use std::vec::Vec;
 
@@ -513,4 +513,35 @@ mod props {
             let _ = truth;
         }
     }
+}
+
+#[test]
+fn impossible_observation_after_overflow_changes_nothing() {
+    // Black with 30 active slots: the second expansion overflows and stashes.
+    let mut mem = Mem::new(30, 1000);
+    let mut b = mem.belief(30, Color::Black, 5);
+    b.opponent_move(None).unwrap();
+    let e5: Move = "e7e5".parse().unwrap();
+    b.move_result(Some(e5), Some(e5), None).unwrap();
+    b.opponent_move(None).unwrap();
+    assert!(!b.stashed().is_empty(), "the test needs a stash");
+    let (active, stashed, stats) = (b.hypotheses().to_vec(), b.stashed().to_vec(), b.stats());
+    // Nothing white has reaches h6 in two moves.
+    let queen = Some(Piece::new(PieceKind::Queen, Color::White));
+    assert_eq!(
+        b.sense(&[(Square::H6, queen)]),
+        Err(UpdateError::Contradiction)
+    );
+    assert_eq!(b.hypotheses(), &active[..]);
+    assert_eq!(b.stashed(), &stashed[..]);
+    assert_eq!(b.stats(), stats);
+    b.debug_check();
+    // And a possible observation still works, recovering if it must.
+    let result: Vec<(Square, Option<Piece>)> = window(Square::E2)
+        .into_iter()
+        .map(|sq| (sq, Board::start().piece_at(sq)))
+        .collect();
+    b.sense(&result).unwrap();
+    b.debug_check();
+    assert!(b.len() > 0);
 }

@@ -3,6 +3,7 @@
 //! that random games visit.
 
 use super::*;
+use crate::piece::Piece;
 use crate::rng::Rng;
 
 const KNIGHT: [(i8, i8); 8] = [
