@@ -413,7 +413,10 @@ impl Board {
             }
             if kind == PieceKind::King {
                 self.castling.clear(us);
-            } else if captured == Some(PieceKind::King) && mv.to.rank() == them.back_rank() {
+            }
+            // A side whose king is gone has no right left (python-chess
+            // drops it when it cleans the rights, whoever took the king).
+            if captured == Some(PieceKind::King) {
                 self.castling.clear(them);
             }
         }

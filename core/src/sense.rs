@@ -74,9 +74,8 @@ pub struct Chooser<'s> {
     table: &'s mut [u64],
     mask: usize,
     sample: usize,
+    generation: u32,
 }
-
-const EMPTY_KEY: u32 = u32::MAX;
 
 impl<'s> Chooser<'s> {
     /// A chooser scoring at most `sample` hypotheses (the rest is sampled),
@@ -87,11 +86,9 @@ impl<'s> Chooser<'s> {
     pub fn new(table: &'s mut [u64], sample: usize) -> Chooser<'s> {
         let need = scratch_len(sample.max(1));
         assert!(table.len() >= need, "sense scratch needs {need} entries");
-        Chooser {
-            table: &mut table[..need],
-            mask: need - 1,
-            sample: sample.max(1),
-        }
+        let table = &mut table[..need];
+        table.fill(0);
+        Chooser { table, mask: need - 1, sample: sample.max(1), generation: 0 }
     }
 
     /// The best interior centre for `hyps`, each weighing `weight(i)` (use
@@ -137,15 +134,11 @@ impl<'s> Chooser<'s> {
         let sampled = n > self.sample;
         let count = if sampled { self.sample } else { n };
         // Indices of the scored hypotheses: all of them, or a uniform sample
-        // (with replacement), drawn once and reused for every centre.
+        // (with replacement) drawn by hashing the position in the sample, so
+        // the same sample serves every centre without storing it.
         let seed = rng.next_u64();
         let pick = |i: usize| -> usize {
-            if sampled {
-                let mut r = Rng::new(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                r.below(n as u64) as usize
-            } else {
-                i
-            }
+            if sampled { ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize } else { i }
         };
         let mut total_w = 0.0f64;
         for i in 0..count {
@@ -155,43 +148,71 @@ impl<'s> Chooser<'s> {
             return None;
         }
         for center in interior_centers() {
-            self.table.fill(pack(EMPTY_KEY, 0.0));
-            let (mut sum_sq, mut largest) = (0.0f64, 0.0f64);
+            // A new generation empties the table without touching it.
+            self.generation += 1;
+            if self.generation > MAX_GENERATION {
+                self.table.fill(0);
+                self.generation = 1;
+            }
+            let tag = self.generation << KEY_BITS;
+            let (mut sum_sq, mut largest) = (0.0f64, 0.0f32);
             for i in 0..count {
                 let idx = pick(i);
-                let key = window_key(&hyps[idx], center);
                 let w = weight(idx);
-                let mut pos =
-                    (key.wrapping_mul(0x9e37_79b1) as usize ^ (key as usize >> 7)) & self.mask;
+                if w == 0.0 {
+                    continue;
+                }
+                let key = window_key(&hyps[idx], center) | tag;
+                let mut pos = slot_of(key) & self.mask;
                 loop {
                     let (k, acc) = unpack(self.table[pos]);
-                    if k == EMPTY_KEY {
+                    if k >> KEY_BITS != self.generation {
                         self.table[pos] = pack(key, w);
+                        sum_sq += (w as f64) * (w as f64);
+                        largest = largest.max(w);
                         break;
                     }
                     if k == key {
-                        self.table[pos] = pack(key, acc + w);
+                        let new = acc + w;
+                        self.table[pos] = pack(key, new);
+                        // (acc + w)^2 - acc^2, kept as a running sum.
+                        sum_sq += (w as f64) * (2.0 * acc as f64 + w as f64);
+                        largest = largest.max(new);
                         break;
                     }
                     pos = (pos + 1) & self.mask;
                 }
             }
-            for &e in self.table.iter() {
-                let (k, w) = unpack(e);
-                if k != EMPTY_KEY {
-                    let w = w as f64;
-                    sum_sq += w * w;
-                    largest = largest.max(w);
-                }
-            }
-            f(Score {
-                center,
-                expected: sum_sq / total_w,
-                largest,
-            });
+            f(Score { center, expected: sum_sq / total_w, largest: largest as f64 });
         }
         Some((count, n))
     }
+}
+
+/// Bits of a window key (nine squares, three planes).
+const KEY_BITS: u32 = 27;
+/// Generations that fit above the key in a `u32`.
+const MAX_GENERATION: u32 = (1 << (32 - KEY_BITS)) - 1;
+
+/// A 64-bit mixer (the murmur3 finaliser).
+#[inline(always)]
+fn mix(x: u64) -> u64 {
+    let mut h = x;
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// A table position for a window key: a full 64-bit mix, so keys that
+/// differ only in high bits (the upper rows of the window) spread too.
+#[inline(always)]
+fn slot_of(key: u32) -> usize {
+    let mut h = (key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    h ^= h >> 32;
+    h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
+    (h ^ (h >> 32)) as usize
 }
 
 #[inline(always)]

@@ -176,19 +176,43 @@ impl Hypothesis {
         self.kind_at(sq).map(|k| Piece::new(k, them))
     }
 
-    /// A 64-bit hash of the planes (for deduplication).
+    /// A 64-bit hash of the planes (for deduplication). Children of one
+    /// parent differ in a few squares anywhere on the board, so every input
+    /// bit must reach the low bits (the table index) and the high bits (the
+    /// fingerprint): each plane is multiplied by its own odd constant, the
+    /// sum goes through a full avalanche finaliser.
     #[inline]
     pub const fn hash64(&self) -> u64 {
-        const K: u64 = 0x9e37_79b9_7f4a_7c15;
-        let a = self.planes[0].wrapping_mul(K) ^ self.planes[1].rotate_left(21);
-        let b = (a ^ self.planes[2].rotate_left(42)).wrapping_mul(0xd6e8_feb8_6659_fd93);
-        b ^ (b >> 32)
+        let mut h = self.planes[0].wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ self.planes[1].rotate_left(21).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+            ^ self.planes[2].rotate_left(42).wrapping_mul(0x1656_67b1_9e37_79f9);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hash_spreads_every_square_into_index_and_fingerprint() {
+        // Flipping any single bit of any plane changes the low 16 bits (the
+        // table index) and the top 24 bits (the fingerprint).
+        let base = Hypothesis::from_board(&Board::start(), Color::Black);
+        for plane in 0..3 {
+            for bit in 0..64 {
+                let mut h = base;
+                h.planes[plane] ^= 1 << bit;
+                let (a, b) = (base.hash64(), h.hash64());
+                assert_ne!(a & 0xffff, b & 0xffff, "plane {plane} bit {bit}: index");
+                assert_ne!(a >> 40, b >> 40, "plane {plane} bit {bit}: fingerprint");
+            }
+        }
+    }
 
     #[test]
     fn start_position_round_trips_through_codes() {

@@ -255,6 +255,35 @@ impl<'s> Belief<'s> {
         Ok(b)
     }
 
+    /// A belief over the given hypotheses and our side, as if they were the
+    /// result of earlier observations that were not logged (so recovery can
+    /// only use what is stashed from now on). `our_turn` tells whose move
+    /// comes next. For benchmarks and for restoring a saved belief.
+    ///
+    /// # Errors
+    /// [`StorageTooSmall`] as for [`Belief::new`], or if `hyps` exceeds the capacity.
+    pub fn with_hypotheses(
+        storage: Storage<'s>,
+        max_active: usize,
+        own: Own,
+        our_turn: bool,
+        hyps: &[Hypothesis],
+        seed: u64,
+    ) -> Result<Self, StorageTooSmall> {
+        let mut b = Belief::new(storage, max_active, &Board::EMPTY, own.color, seed)?;
+        if hyps.is_empty() || hyps.len() > b.max_active {
+            return Err(StorageTooSmall);
+        }
+        b.slots[..hyps.len()].copy_from_slice(hyps);
+        b.len = hyps.len();
+        b.initial = hyps[0];
+        b.own = own;
+        b.our_turn = our_turn;
+        b.opening_pass = false;
+        b.log_complete = false;
+        Ok(b)
+    }
+
     /// Gives the storage back (to start another game in it).
     pub fn into_storage(self) -> Storage<'s> {
         Storage {
@@ -507,13 +536,14 @@ impl<'s> Belief<'s> {
             Err(Empty) => self.recover(&obs, &own)?,
         }
         self.own = next_own(&own, &obs);
-        if self.log_len < self.log.len() {
+        let logged = self.log_len < self.log.len();
+        if logged {
             self.log[self.log_len] = LogEntry { obs, own };
             self.log_len += 1;
         } else {
             self.log_complete = false;
         }
-        if !self.log_complete && self.nseg > 0 {
+        if !logged && self.nseg > 0 {
             // The log is full: stashed boards can no longer be replayed.
             self.stats.dropped += (self.slots.len() - self.stash_start) as u64;
             self.stash_start = self.slots.len();
@@ -593,6 +623,7 @@ impl<'s> Belief<'s> {
             self.table.clear();
         }
         let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
+        let mut hashes = [0u64; MAX_CHILDREN];
         let mut w = 0usize;
         let mut children = 0u64;
         for i in 0..n {
@@ -619,8 +650,21 @@ impl<'s> Belief<'s> {
                     break;
                 }
             }
-            for c in &buf[..k] {
-                if self.wide || self.table.insert(c, w, self.slots) {
+            if self.wide {
+                self.slots[w..w + k].copy_from_slice(&buf[..k]);
+                w += k;
+                continue;
+            }
+            // Hash the batch and touch the table first, so that its cache
+            // misses overlap instead of stalling one insert at a time.
+            let mut touched = 0u64;
+            for (j, c) in buf[..k].iter().enumerate() {
+                hashes[j] = c.hash64();
+                touched ^= self.table.touch(hashes[j], self.slots);
+            }
+            core::hint::black_box(touched);
+            for (c, &hash) in buf[..k].iter().zip(&hashes[..k]) {
+                if self.table.insert_hashed(c, hash, w, self.slots) {
                     self.slots[w] = *c;
                     w += 1;
                 }

@@ -58,7 +58,12 @@ impl<'s> Table<'s> {
     /// The caller keeps the load at or under one half.
     #[inline]
     pub fn insert(&mut self, h: &Hypothesis, index: usize, slots: &[Hypothesis]) -> bool {
-        let hash = h.hash64();
+        self.insert_hashed(h, h.hash64(), index, slots)
+    }
+
+    /// [`Table::insert`] with the hash already computed.
+    #[inline]
+    pub fn insert_hashed(&mut self, h: &Hypothesis, hash: u64, index: usize, slots: &[Hypothesis]) -> bool {
         let fp = hash >> FP_SHIFT;
         let gen_bits = (self.generation as u64) << GEN_SHIFT;
         let mut pos = hash as usize & self.mask;
@@ -72,6 +77,21 @@ impl<'s> Table<'s> {
                 return false;
             }
             pos = (pos + 1) & self.mask;
+        }
+    }
+
+    /// Loads what [`Table::insert_hashed`] will look at first for `hash`:
+    /// its home entry and, if that entry's fingerprint matches, the slot it
+    /// points to. Issuing these loads for a batch of keys before inserting
+    /// any lets the memory system fetch them in parallel. Returns a value
+    /// only to keep the loads from being optimised away.
+    #[inline]
+    pub fn touch(&self, hash: u64, slots: &[Hypothesis]) -> u64 {
+        let e = self.entries[hash as usize & self.mask];
+        if (e >> GEN_SHIFT) as u8 == self.generation && e >> FP_SHIFT == hash >> FP_SHIFT {
+            e ^ slots[e as u32 as usize].planes[0]
+        } else {
+            e
         }
     }
 }
