@@ -373,56 +373,56 @@ struct Tally {
     loses_king: u32,
 }
 
-/// Chooses a move over a sample of the belief; returns it and the boards used.
-fn choose_move(
-    belief: &Belief<'_>,
-    scorer: &mut Scorer,
-    rng: &mut Rng,
-    config: &AgentConfig,
-    budget: Duration,
-) -> (Option<Move>, usize) {
-    let own = *belief.own();
-    let us = own.color;
-    let template = own.board_with(&Hypothesis::EMPTY, us);
-    let mut candidates: Vec<Option<Move>> = vec![None];
-    rules::move_actions(&template, |m| {
-        // A plain pawn move to the last rank is the queen promotion; list it once.
-        if !(m.promotion.is_none() && rules::add_queen_promotion(&template, m) != m) {
-            candidates.push(Some(m));
-        }
-        false
-    });
-    let hyps = belief.hypotheses();
-    if hyps.is_empty() {
-        // Nothing is consistent: play the move that is safest on our own pieces alone.
-        return (candidates.get(1).copied().flatten(), 0);
-    }
-
-    let start = Instant::now();
-    let deadline = start + budget;
-    // Boards in random order; score as many as the budget allows (at least a few).
-    let n = hyps.len();
-    let order: Vec<usize> = if n <= 4096 {
-        let mut v: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            v.swap(i, rng.below(i as u64 + 1) as usize);
-        }
-        v
-    } else {
-        (0..4096).map(|_| rng.below(n as u64) as usize).collect()
-    };
-
-    let mut tallies: Vec<Tally> = candidates
-        .iter()
-        .map(|&mv| Tally {
+impl Tally {
+    fn new(mv: Option<Move>) -> Tally {
+        Tally {
             mv,
             min: i32::MAX,
             sum: 0,
             n: 0,
             takes_king: 0,
             loses_king: 0,
-        })
-        .collect();
+        }
+    }
+
+    /// The aggregate: a blend of mean and worst case, plus a bonus for
+    /// taking the king on some of the boards.
+    fn value(&self, mean_weight: f64) -> f64 {
+        let n = self.n.max(1) as f64;
+        let mean = self.sum as f64 / n;
+        mean_weight * mean
+            + (1.0 - mean_weight) * self.min as f64
+            + 2_000.0 * self.takes_king as f64 / n
+    }
+}
+
+/// Our requestable moves and the pass, each listed once (a plain pawn move
+/// to the last rank is the queen promotion).
+fn candidates(template: &Board) -> Vec<Option<Move>> {
+    let mut out = vec![None];
+    rules::move_actions(template, |m| {
+        if !(m.promotion.is_none() && rules::add_queen_promotion(template, m) != m) {
+            out.push(Some(m));
+        }
+        false
+    });
+    out
+}
+
+/// Scores every candidate on boards in `order` until `deadline` (at least
+/// three boards): a king capture wins, leaving our king capturable loses,
+/// anything else is `score` of the position from the opponent's side,
+/// negated, cached by position. Returns the number of boards used.
+fn tally(
+    belief: &Belief<'_>,
+    order: &[usize],
+    tallies: &mut [Tally],
+    deadline: Instant,
+    mut score: impl FnMut(&Board) -> i32,
+) -> usize {
+    let own = *belief.own();
+    let us = own.color;
+    let hyps = belief.hypotheses();
     let mut cache: HashMap<Board, i32> = HashMap::new();
     let mut boards = 0;
     for (done, &i) in order.iter().enumerate() {
@@ -436,7 +436,7 @@ fn choose_move(
                 t.mv.and_then(|m| rules::revise(&board, rules::add_queen_promotion(&board, m)));
             let mut after = board;
             after.play(taken);
-            let score = if after.king(us.flip()).is_none() {
+            let s = if after.king(us.flip()).is_none() {
                 t.takes_king += 1;
                 eval::WIN
             } else if eval::can_take_king(&after) {
@@ -445,37 +445,100 @@ fn choose_move(
             } else {
                 let mut key = after;
                 key.set_counters(0, 1);
-                *cache.entry(key).or_insert_with(|| -scorer.score(&after))
+                *cache.entry(key).or_insert_with(|| -score(&after))
             };
-            t.min = t.min.min(score);
-            t.sum += score as i64;
+            t.min = t.min.min(s);
+            t.sum += s as i64;
             t.n += 1;
         }
     }
+    boards
+}
 
-    // Overrides: a king capture on every board; else avoid moves that lose the king somewhere.
-    if let Some(t) = tallies.iter().find(|t| t.takes_king == t.n && t.n > 0) {
-        return (t.mv, boards);
+/// The moves worth choosing from: those that never leave the king
+/// capturable, if any do; a move that takes the king on every board wins.
+fn eligible(tallies: &[Tally]) -> Vec<&Tally> {
+    if let Some(t) = tallies.iter().find(|t| t.n > 0 && t.takes_king == t.n) {
+        return vec![t];
     }
     let any_safe = tallies.iter().any(|t| t.loses_king == 0);
-    let value = |t: &Tally| -> f64 {
-        let mean = t.sum as f64 / t.n.max(1) as f64;
-        let v = config.mean_weight * mean + (1.0 - config.mean_weight) * t.min as f64;
-        // Taking the king on some boards is worth a lot even when not on all.
-        v + 2_000.0 * t.takes_king as f64 / t.n.max(1) as f64
-    };
-    let eligible: Vec<&Tally> = tallies
+    tallies
         .iter()
         .filter(|t| !any_safe || t.loses_king == 0)
-        .collect();
-    let best = eligible
+        .collect()
+}
+
+/// Chooses a move over a sample of the belief; returns it and the boards used.
+///
+/// The built-in evaluator scores every candidate on as many boards as a third
+/// of the budget allows. With an engine, the best few candidates are then
+/// scored again by the engine on as many boards as the rest allows. A move
+/// that takes the king on every board is played at once; moves that leave
+/// our king capturable on some board are avoided while a safe one exists;
+/// among the rest, any within `margin` of the best aggregate is picked at
+/// random, so the bot is hard to predict.
+fn choose_move(
+    belief: &Belief<'_>,
+    scorer: &mut Scorer,
+    rng: &mut Rng,
+    config: &AgentConfig,
+    budget: Duration,
+) -> (Option<Move>, usize) {
+    let own = *belief.own();
+    let template = own.board_with(&Hypothesis::EMPTY, own.color);
+    let cands = candidates(&template);
+    let n = belief.len();
+    if n == 0 {
+        // Nothing is consistent (only after a failed recovery): any legal request.
+        return (cands.get(1).copied().flatten(), 0);
+    }
+    let start = Instant::now();
+    // Boards in random order: all of them if few, else a uniform sample.
+    let order: Vec<usize> = if n <= 4096 {
+        let mut v: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            v.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        v
+    } else {
+        (0..4096).map(|_| rng.below(n as u64) as usize).collect()
+    };
+
+    let engine = scorer.uses_engine();
+    let quick_deadline = start + if engine { budget / 3 } else { budget };
+    let mut tallies: Vec<Tally> = cands.iter().map(|&mv| Tally::new(mv)).collect();
+    let mut boards = tally(belief, &order, &mut tallies, quick_deadline, |b| {
+        scorer.quick(b)
+    });
+
+    if engine {
+        let mut short: Vec<&Tally> = eligible(&tallies);
+        if short.len() > 1 {
+            short.sort_by(|a, b| {
+                b.value(config.mean_weight)
+                    .total_cmp(&a.value(config.mean_weight))
+            });
+            short.truncate(ENGINE_CANDIDATES);
+            let mut refined: Vec<Tally> = short.iter().map(|t| Tally::new(t.mv)).collect();
+            boards = tally(belief, &order, &mut refined, start + budget, |b| {
+                scorer.score(b)
+            });
+            tallies = refined;
+        }
+    }
+
+    let pool = eligible(&tallies);
+    let best = pool
         .iter()
-        .map(|t| value(t))
+        .map(|t| t.value(config.mean_weight))
         .fold(f64::NEG_INFINITY, f64::max);
-    let near: Vec<&&Tally> = eligible
+    let near: Vec<&&Tally> = pool
         .iter()
-        .filter(|t| value(t) >= best - config.margin as f64)
+        .filter(|t| t.value(config.mean_weight) >= best - config.margin as f64)
         .collect();
     let pick = near[rng.below(near.len() as u64) as usize];
     (pick.mv, boards)
 }
+
+/// Candidates the engine re-scores after the built-in evaluator's first pass.
+const ENGINE_CANDIDATES: usize = 6;

@@ -29,11 +29,6 @@ impl Clock {
         self.turns += 1;
     }
 
-    /// Our turns so far.
-    pub fn turns(&self) -> u32 {
-        self.turns
-    }
-
     /// The time a move decision may take with `seconds_left` on our clock and
     /// a belief of `boards` hypotheses.
     pub fn budget(&self, seconds_left: f64, boards: usize) -> Duration {
@@ -87,10 +82,10 @@ mod tests {
         // Spend every budget in full for 200 turns: the clock must never run out.
         let mut c = Clock::new(900.0, 5.0);
         let mut left = 900.0;
-        for _ in 0..200 {
+        for turn in 0..200 {
             let b = c.budget(left, 100_000).as_secs_f64();
             left -= b * 1.2 + 0.05; // overruns and overheads
-            assert!(left > 0.0, "ran out at turn {}", c.turns());
+            assert!(left > 0.0, "ran out at turn {turn}");
             left += 5.0;
             c.turn_done();
         }

@@ -4,9 +4,17 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod agent;
+mod arbiter;
+mod clean;
 mod clock;
 mod cmd;
+mod history;
+mod players;
+mod protocol;
 mod scorer;
+mod server;
+mod stats;
+mod uci;
 
 /// rbc: Reconnaissance Blind Chess engine, bot and belief tracker.
 #[derive(Parser, Debug)]
@@ -24,6 +32,10 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Track the belief from JSON-lines observations on stdin.
     Track(cmd::track::Args),
+    /// Play on a reconchess server: accept invitations and play them, like rc-connect.
+    Connect(cmd::connect::Args),
+    /// Play one game on a reconchess server by its id.
+    PlayRemote(cmd::play_remote::Args),
     /// Answer rules queries as JSON lines (used by the differential tests).
     #[command(hide = true)]
     Rules(cmd::rules::Args),
@@ -42,6 +54,8 @@ fn main() -> ExitCode {
         Command::Play(args) => cmd::play::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Track(args) => cmd::track::run(args),
+        Command::Connect(args) => cmd::connect::run(args),
+        Command::PlayRemote(args) => cmd::play_remote::run(args),
     };
     match result {
         Ok(code) => code,

@@ -88,7 +88,12 @@ impl<'s> Chooser<'s> {
         assert!(table.len() >= need, "sense scratch needs {need} entries");
         let table = &mut table[..need];
         table.fill(0);
-        Chooser { table, mask: need - 1, sample: sample.max(1), generation: 0 }
+        Chooser {
+            table,
+            mask: need - 1,
+            sample: sample.max(1),
+            generation: 0,
+        }
     }
 
     /// The best interior centre for `hyps`, each weighing `weight(i)` (use
@@ -138,7 +143,11 @@ impl<'s> Chooser<'s> {
         // the same sample serves every centre without storing it.
         let seed = rng.next_u64();
         let pick = |i: usize| -> usize {
-            if sampled { ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize } else { i }
+            if sampled {
+                ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize
+            } else {
+                i
+            }
         };
         let mut total_w = 0.0f64;
         for i in 0..count {
@@ -183,7 +192,11 @@ impl<'s> Chooser<'s> {
                     pos = (pos + 1) & self.mask;
                 }
             }
-            f(Score { center, expected: sum_sq / total_w, largest: largest as f64 });
+            f(Score {
+                center,
+                expected: sum_sq / total_w,
+                largest: largest as f64,
+            });
         }
         Some((count, n))
     }

@@ -19,9 +19,16 @@ Protocol of ``$RBC_BIN rules`` (JSON lines, one reply per request line):
         "results": [{"requested": "e2e4", "taken": "e2e4", "capture": null, "fen": "..."}, ...]}
     <- {"error": "message"}
 
-Usage:
-    python tests/diff/rules_diff.py --games 300 --seed 1 [--rbc PATH] [--save-games DIR]
-    python tests/diff/rules_diff.py --seed 1 --only 17      # replay one game of a run
+Usage (scripts/setup-test-env.sh creates .venv; `cargo build --release` builds rbc):
+    .venv/bin/python tests/diff/rules_diff.py --games 300 --seed 1 [--rbc PATH] [--save-games DIR]
+    .venv/bin/python tests/diff/rules_diff.py --seed 1 --only 17   # replay game 17 of that run
+
+The rbc binary is --rbc, else $RBC_BIN, else target/release/rbc under the repo root.
+Game g of seed s is fully determined by (s, g).  --save-games writes one JSON file
+per game (format "rbc-rules-diff-game/1"): every ply's true FEN before and after
+the move, the capture square the mover was told about at the start of its turn,
+its sense square and result (reconchess order), and its requested and taken move
+and capture square.
 
 The last line printed is "N passed, M failed" (plies without / with a mismatch).
 """
@@ -55,8 +62,6 @@ MAX_PRINTED_MISMATCHES = 20
 ORACLE_TIMEOUT_S = 60.0
 MAX_PLIES_PER_GAME = 3000  # safety net only; the 100-halfmove rule ends games long before
 SLIDERS = (chess.ROOK, chess.BISHOP, chess.QUEEN)
-
-
 RECONCHESS_VERSION = "1.6.9"  # the arbiter this harness (and its use of LocalGame internals) is written for
 
 
@@ -140,13 +145,15 @@ class Oracle:
                 raise OracleError(f"oracle closed its stdout ({self._exit_note()})")
             self.buf += chunk
 
-    def query(self, request: dict) -> dict:
+    def send(self, request: dict) -> None:
         line = json.dumps(request, separators=(",", ":")).encode() + b"\n"
         try:
             self.proc.stdin.write(line)
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             raise OracleError(f"cannot write to oracle ({exc}; {self._exit_note()})") from None
+
+    def receive(self) -> dict:
         raw = self._readline()
         try:
             reply = json.loads(raw)
@@ -156,24 +163,27 @@ class Oracle:
             raise OracleError(f"reply is not a JSON object: {raw[:300]!r}")
         return reply
 
+    def query(self, request: dict) -> dict:
+        self.send(request)
+        return self.receive()
+
 
 # --------------------------------------------------------------------------- reference
 
 
-@dataclass
+@dataclass(slots=True)
 class Expected:
+    """reconchess's answer to one request, plus the same as JSON strings."""
     request: Optional[chess.Move]
     taken: Optional[chess.Move]
     capture: Optional[int]
     fen: str
+    request_s: Optional[str]
+    taken_s: Optional[str]
+    capture_s: Optional[str]
 
     def as_json(self) -> dict:
-        return {
-            "requested": move_str(self.request),
-            "taken": move_str(self.taken),
-            "capture": sq_name(self.capture),
-            "fen": self.fen,
-        }
+        return {"requested": self.request_s, "taken": self.taken_s, "capture": self.capture_s, "fen": self.fen}
 
 
 _RANK_CACHE: Dict[tuple, str] = {}
@@ -263,7 +273,7 @@ def reference(board: chess.Board, rng: random.Random,
     requests.append(None)
     rng.shuffle(requests)  # the oracle must answer in request order, whatever it is
 
-    after: Dict[Optional[chess.Move], Tuple[Optional[int], str]] = {}
+    after: Dict[Optional[chess.Move], tuple] = {}
     expected = []
     base_ranks = rank_fens(board)
     for req in requests:
@@ -282,8 +292,9 @@ def reference(board: chess.Board, rng: random.Random,
                         raise AssertionError(f"harness bug: fast_fen {fen!r} != python-chess {slow!r}")
             finally:
                 board.pop()
-            hit = after[taken] = (capture_square_of_move(board, taken), fen)
-        expected.append(Expected(req, taken, hit[0], hit[1]))
+            capture = capture_square_of_move(board, taken)
+            hit = after[taken] = (capture, fen, move_str(taken), sq_name(capture))
+        expected.append(Expected(req, taken, hit[0], hit[1], move_str(req), hit[2], hit[3]))
     action_strs = sorted({m.uci() for m in actions})
     return action_strs, expected
 
@@ -414,7 +425,7 @@ class Reporter:
         s.mismatches += 1
         if s.printed >= MAX_PRINTED_MISMATCHES:
             if s.printed == MAX_PRINTED_MISMATCHES:
-                self.out(f"(further mismatches are counted but not printed)")
+                self.out("(further mismatches are counted but not printed)")
                 s.printed += 1
             return
         s.printed += 1
@@ -422,7 +433,7 @@ class Reporter:
         self.out(f"  fen:      {fen}")
         for line in lines:
             self.out(f"  {line}")
-        self.out(f"  rerun:    python tests/diff/rules_diff.py --seed {self.seed} --only {game}")
+        self.out(f"  rerun:    .venv/bin/python tests/diff/rules_diff.py --seed {self.seed} --only {game}")
 
 
 def compare(reply: dict, actions: List[str], expected: List[Expected], game: int, ply: int,
@@ -458,6 +469,10 @@ def compare(reply: dict, actions: List[str], expected: List[Expected], game: int
                      [f"requests: {json.dumps(request_json)}", f"reply: {json.dumps(reply)[:2000]}"])
         return False
     for exp, got in zip(expected, results):
+        if (type(got) is dict and len(got) == 4 and got.get("fen") == exp.fen
+                and got.get("taken", 0) == exp.taken_s and got.get("capture", 0) == exp.capture_s
+                and got.get("requested", 0) == exp.request_s):
+            continue
         want = exp.as_json()
         if got != want:
             rep.mismatch(game, ply, fen, f"request {json.dumps(want['requested'])}", [
@@ -499,24 +514,15 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
         if fast_fen(board) != fen:
             raise AssertionError(f"harness bug: fast_fen {fast_fen(board)!r} != python-chess {fen!r}")
         actions, expected = reference(board, rng, check_fen)
-        request_json = [move_str(e.request) for e in expected]
+        request_json = [e.request_s for e in expected]
         summary.plies += 1
         summary.requests += len(expected)
+        # One request in flight: rbc works on it while this process plays the move.
         try:
-            reply = oracle.query({"fen": fen, "requests": request_json})
-            consecutive_oracle_errors = 0
-            ok = compare(reply, actions, expected, game_no, ply, fen, request_json, rep)
+            oracle.send({"fen": fen, "requests": request_json})
+            send_error = None
         except OracleError as exc:
-            consecutive_oracle_errors += 1
-            rep.mismatch(game_no, ply, fen, f"oracle failure: {exc}",
-                         [f"requests: {json.dumps(request_json)}"])
-            ok = False
-            if consecutive_oracle_errors >= 3:
-                summary.failed_plies += 1
-                raise OracleGaveUp(f"`{oracle.path} rules` failed 3 times in a row, last: {exc}")
-            oracle.start()
-        if not ok:
-            summary.failed_plies += 1
+            send_error = exc
 
         opp_king = board.king(not turn)
         tags = [categorize(board, e, opp_king) for e in expected]
@@ -540,6 +546,25 @@ def play_game(game_no: int, seed: int, oracle: Oracle, summary: Summary, rep: Re
                 f"request {move_str(requested)} -> LocalGame ({move_str(taken)}, {sq_name(capture)}, "
                 f"{fen_after}), reference {json.dumps(choice.as_json())}")
         game.end_turn()
+
+        # rbc's answers (about the position before the move; `expected` holds ours).
+        try:
+            if send_error is not None:
+                raise send_error
+            reply = oracle.receive()
+            consecutive_oracle_errors = 0
+            ok = compare(reply, actions, expected, game_no, ply, fen, request_json, rep)
+        except OracleError as exc:
+            consecutive_oracle_errors += 1
+            rep.mismatch(game_no, ply, fen, f"oracle failure: {exc}",
+                         [f"requests: {json.dumps(request_json)}"])
+            ok = False
+            if consecutive_oracle_errors >= 3:
+                summary.failed_plies += 1
+                raise OracleGaveUp(f"`{oracle.path} rules` failed 3 times in a row, last: {exc}")
+            oracle.start()
+        if not ok:
+            summary.failed_plies += 1
 
         if save_dir is not None:
             plies.append({

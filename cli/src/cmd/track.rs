@@ -1,13 +1,520 @@
-//! `rbc track` (being written).
+//! `rbc track`: the belief tracker behind a JSON-lines protocol.
+//!
+//! Reads one JSON object per line on stdin (events that update the belief,
+//! queries that read it) and answers every non-blank line with exactly one
+//! JSON line on stdout, flushed at once. The protocol is specified in
+//! `docs/protocol.md`; its types live in [`crate::protocol`].
+//!
+//! A bad line never ends the process and never changes the state: it is
+//! answered with `{"error": ..., "line": K}`. Input is read in bounded
+//! chunks, so an over-long line is skipped without being held in memory.
 
-use anyhow::{Result, bail};
+use crate::agent::{Agent, AgentConfig, Sizing, parse_size};
+use crate::protocol::{
+    self, Ack, BoardsReply, ContainsReply, CountReply, ErrorReply, Event, MoveReply, Query, Reply,
+    Request, SenseReply, StatsReply,
+};
+use crate::scorer::ScorerKind;
+use anyhow::{Context, Result, bail};
+use rbc_core::Color;
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `rbc track`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// Our colour; `game_start` must then agree with it.
+    #[arg(long, value_enum)]
+    color: Option<ColorArg>,
+    /// Active hypotheses to keep (default 1000000).
+    #[arg(long, conflicts_with = "memory", value_parser = clap::value_parser!(u64).range(1..))]
+    capacity: Option<u64>,
+    /// Size the belief to a memory budget instead, e.g. 64MiB or 2GiB.
+    #[arg(long, value_name = "SIZE")]
+    memory: Option<String>,
+    /// Seed for every random choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Evaluator for move choice: Stockfish if found (auto), Stockfish or
+    /// fail (stockfish), or the built-in evaluator (builtin).
+    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
+    engine: EngineArg,
+    /// Stockfish executable (otherwise $STOCKFISH_EXECUTABLE, `stockfish`
+    /// on PATH, /usr/games/stockfish).
+    #[arg(long, value_name = "PATH")]
+    stockfish: Option<PathBuf>,
+}
 
-/// Runs the subcommand.
-pub fn run(_args: Args) -> Result<ExitCode> {
-    bail!("rbc track is not built yet")
+#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
+enum ColorArg {
+    White,
+    Black,
+}
+
+impl From<ColorArg> for Color {
+    fn from(c: ColorArg) -> Color {
+        match c {
+            ColorArg::White => Color::White,
+            ColorArg::Black => Color::Black,
+        }
+    }
+}
+
+/// `--engine`.
+#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EngineArg {
+    /// Stockfish if one is found, else the built-in evaluator.
+    Auto,
+    /// Stockfish; fail at start if none is found.
+    Stockfish,
+    /// The built-in evaluator.
+    Builtin,
+}
+
+// ---- engine selection ----------------------------------------------------------
+
+/// The evaluator chosen at start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evaluator {
+    /// The built-in evaluator.
+    Builtin,
+    /// Stockfish at this path.
+    Stockfish(PathBuf),
+}
+
+/// Finds Stockfish: `explicit` (`--stockfish PATH`) if given, and then only
+/// that; else `$STOCKFISH_EXECUTABLE`, `stockfish` on `PATH`,
+/// `/usr/games/stockfish`, the first that is an executable file.
+///
+/// # Errors
+/// What was tried, when nothing was found.
+pub fn find_stockfish(explicit: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(path) = explicit {
+        return if is_executable(path) {
+            Ok(path.to_path_buf())
+        } else {
+            Err(format!(
+                "Stockfish not found: --stockfish {} is not an executable file",
+                path.display()
+            ))
+        };
+    }
+    let from_env = std::env::var_os("STOCKFISH_EXECUTABLE")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    let on_path = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .map(|dir| dir.join("stockfish"))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    from_env
+        .into_iter()
+        .chain(on_path)
+        .chain([PathBuf::from("/usr/games/stockfish")])
+        .find(|p| is_executable(p))
+        .ok_or_else(|| {
+            "Stockfish not found (tried $STOCKFISH_EXECUTABLE, stockfish on PATH and /usr/games/stockfish); \
+             install it, pass --stockfish PATH, or use --engine builtin"
+                .to_string()
+        })
+}
+
+fn is_executable(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// Resolves `--engine` and `--stockfish`.
+///
+/// # Errors
+/// `--engine stockfish` when no Stockfish is found.
+pub fn choose_evaluator(engine: EngineArg, stockfish: Option<&Path>) -> Result<Evaluator> {
+    Ok(match engine {
+        EngineArg::Builtin => Evaluator::Builtin,
+        EngineArg::Stockfish => {
+            Evaluator::Stockfish(find_stockfish(stockfish).map_err(anyhow::Error::msg)?)
+        }
+        EngineArg::Auto => {
+            find_stockfish(stockfish).map_or(Evaluator::Builtin, Evaluator::Stockfish)
+        }
+    })
+}
+
+/// The scorer for the chosen evaluator (the `stats` query reports the one
+/// actually in use, which falls back to the built-in evaluator if Stockfish
+/// fails twice in a game).
+fn scorer_kind(evaluator: &Evaluator) -> ScorerKind {
+    match evaluator {
+        Evaluator::Builtin => ScorerKind::Builtin,
+        Evaluator::Stockfish(path) => ScorerKind::Stockfish {
+            path: path.clone(),
+            nodes: crate::scorer::DEFAULT_NODES,
+        },
+    }
+}
+
+// ---- bounded line reading ------------------------------------------------------
+
+/// One input line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// The line's bytes, without the newline (and without a `\r` before it).
+    Bytes(Vec<u8>),
+    /// The line was longer than the limit; its bytes were discarded.
+    TooLong,
+}
+
+/// Splits input into lines of at most `max` bytes, reading in the reader's
+/// chunks: an over-long line is discarded up to its newline as it streams
+/// past, so memory stays bounded whatever the input.
+pub struct LineReader<R> {
+    inner: R,
+    max: usize,
+    buf: Vec<u8>,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// A reader of lines up to `max` bytes.
+    pub fn new(inner: R, max: usize) -> Self {
+        LineReader {
+            inner,
+            max,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The next line, or `None` at end of input. A last line without a
+    /// newline is still a line.
+    ///
+    /// # Errors
+    /// Read errors other than interruptions.
+    pub fn next_line(&mut self) -> io::Result<Option<Line>> {
+        self.buf.clear();
+        let mut too_long = false;
+        let mut seen_any = false;
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                if !seen_any {
+                    return Ok(None);
+                }
+                break;
+            }
+            seen_any = true;
+            let newline = chunk.iter().position(|&b| b == b'\n');
+            let take = newline.unwrap_or(chunk.len());
+            if !too_long {
+                if self.buf.len() + take > self.max + 1 {
+                    // One byte of slack for a `\r` before the newline.
+                    too_long = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(&chunk[..take]);
+                }
+            }
+            let consumed = newline.map_or(take, |i| i + 1);
+            self.inner.consume(consumed);
+            if newline.is_some() {
+                break;
+            }
+        }
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if too_long || self.buf.len() > self.max {
+            self.buf.clear();
+            return Ok(Some(Line::TooLong));
+        }
+        Ok(Some(Line::Bytes(std::mem::take(&mut self.buf))))
+    }
+}
+
+// ---- the session ---------------------------------------------------------------
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    /// No `game_start` yet.
+    NoGame,
+    /// A game is being played.
+    Playing,
+    /// `game_end` came: only queries (other than sense and move) and a new
+    /// `game_start` are answered.
+    Ended,
+}
+
+/// The tracker's state: the agent (its belief and whether its game ended).
+struct Tracker {
+    agent: Agent,
+    /// `--color`, which every `game_start` must agree with.
+    color: Option<Color>,
+}
+
+impl Tracker {
+    fn new(agent: Agent, color: Option<Color>) -> Tracker {
+        Tracker { agent, color }
+    }
+
+    fn phase(&self) -> Phase {
+        if self.agent.belief().is_none() {
+            Phase::NoGame
+        } else if self.agent.game_over() {
+            Phase::Ended
+        } else {
+            Phase::Playing
+        }
+    }
+
+    /// The reply to one non-blank line (an error reply's line number is
+    /// filled in by the caller).
+    fn handle(&mut self, line: &str) -> Result<Reply, String> {
+        match protocol::parse(line)? {
+            Request::Event(event) => self.event(event),
+            Request::Query(query) => self.query(query),
+        }
+    }
+
+    fn ack(&self) -> Reply {
+        let stats = self.agent.stats().unwrap_or_default();
+        Reply::Ack(Ack {
+            ok: true,
+            boards: stats.active,
+            stashed: stats.stashed,
+        })
+    }
+
+    fn event(&mut self, event: Event) -> Result<Reply, String> {
+        let name = event.name();
+        if let Event::GameStart {
+            color,
+            board,
+            seconds,
+            increment,
+        } = event
+        {
+            if let Some(fixed) = self.color
+                && fixed != color
+            {
+                return Err(format!(
+                    "game_start: color \"{color}\" disagrees with --color {fixed}"
+                ));
+            }
+            self.agent
+                .start_game(color, &board, seconds, increment)
+                .map_err(|e| format!("game_start: {e:#}"))?;
+            return Ok(self.ack());
+        }
+        match self.phase() {
+            Phase::NoGame => return Err(format!("{name} before game_start")),
+            Phase::Ended => return Err(format!("{name} after game_end")),
+            Phase::Playing => {}
+        }
+        let applied = match event {
+            Event::GameStart { .. } => unreachable!("handled above"),
+            Event::OpponentMove { capture } => self.agent.opponent_move(capture),
+            Event::SenseResult { result } => self.agent.sense_result(&result),
+            Event::MoveResult {
+                requested,
+                taken,
+                capture,
+            } => self.agent.move_result(requested, taken, capture),
+            Event::GameEnd { .. } => {
+                self.agent.end_game();
+                Ok(())
+            }
+        };
+        // The message of a contradiction is exactly "observation contradicts
+        // every hypothesis"; the others say which rule the event broke.
+        applied.map_err(|e| e.to_string())?;
+        Ok(self.ack())
+    }
+
+    fn query(&mut self, query: Query) -> Result<Reply, String> {
+        let name = query.name();
+        let phase = self.phase();
+        let Some(belief) = self.agent.belief() else {
+            return Err(format!("{name} query before game_start"));
+        };
+        if matches!(query, Query::Sense { .. } | Query::Move { .. }) {
+            if phase == Phase::Ended {
+                return Err(format!("{name} query after game_end"));
+            }
+            if !belief.our_turn() {
+                return Err(format!(
+                    "{name} query outside our turn (the opponent moves next)"
+                ));
+            }
+        }
+        Ok(match query {
+            Query::Sense { seconds_left } => {
+                let sq = self
+                    .agent
+                    .choose_sense(seconds_left)
+                    .map_err(|e| e.to_string())?;
+                Reply::Sense(SenseReply {
+                    sense: sq.map(|s| s.to_string()),
+                })
+            }
+            Query::Move { seconds_left } => {
+                let mv = self
+                    .agent
+                    .choose_move(seconds_left)
+                    .map_err(|e| e.to_string())?;
+                Reply::Move(MoveReply {
+                    mv: mv.map(|m| m.to_string()),
+                })
+            }
+            Query::Count => {
+                let s = belief.stats();
+                Reply::Count(CountReply {
+                    boards: s.active,
+                    stashed: s.stashed,
+                    dropped: s.dropped,
+                })
+            }
+            Query::Contains { board } => Reply::Contains(ContainsReply {
+                contains: belief.contains(&board),
+            }),
+            Query::Boards { limit } => {
+                let turn = belief.side_to_move();
+                let fens = belief
+                    .hypotheses()
+                    .iter()
+                    .take(limit)
+                    .map(|h| belief.board(h, turn).to_string())
+                    .collect();
+                Reply::Boards(BoardsReply {
+                    total: belief.len(),
+                    fens,
+                })
+            }
+            Query::Stats => {
+                let s = belief.stats();
+                let t = &self.agent.timing;
+                Reply::Stats(StatsReply {
+                    engine: self.agent.scorer_name().to_string(),
+                    bytes: s.bytes,
+                    capacity: s.capacity,
+                    active: s.active,
+                    stashed: s.stashed,
+                    dropped: s.dropped,
+                    expansions: s.expansions,
+                    recoveries: s.recoveries,
+                    rebuilds: s.rebuilds,
+                    children: s.children,
+                    overflows: s.overflows,
+                    logged: s.logged,
+                    last_update_seconds: t.last_update,
+                    last_sense_seconds: t.last_sense,
+                    last_move_seconds: t.last_move,
+                    last_move_boards: t.last_move_boards,
+                    last_sense_scored: t.last_sense_scored,
+                })
+            }
+        })
+    }
+}
+
+/// The sizing from `--capacity` / `--memory`.
+fn sizing(args: &Args) -> Result<Sizing> {
+    Ok(match (&args.memory, args.capacity) {
+        (Some(_), Some(_)) => bail!("--capacity and --memory cannot be used together"),
+        (Some(mem), None) => Sizing::with_memory(parse_size(mem)?).context("--memory")?,
+        (None, Some(n)) => {
+            Sizing::with_capacity(usize::try_from(n).context("--capacity is too large")?)
+        }
+        (None, None) => Sizing::with_capacity(Sizing::DEFAULT_CAPACITY),
+    })
+}
+
+/// Runs the tracker until end of input.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let evaluator = choose_evaluator(args.engine, args.stockfish.as_deref())?;
+    let config = AgentConfig {
+        sizing: sizing(&args)?,
+        seed: args.seed,
+        scorer: scorer_kind(&evaluator),
+        ..AgentConfig::default()
+    };
+    let agent = Agent::new(config)?;
+    let mut tracker = Tracker::new(agent, args.color.map(Color::from));
+
+    let mut input = LineReader::new(io::stdin().lock(), protocol::MAX_LINE);
+    let mut out = io::stdout().lock();
+    let mut number: u64 = 0;
+    while let Some(line) = input.next_line().context("reading stdin")? {
+        number += 1;
+        let reply = match line {
+            Line::TooLong => Err(format!("line longer than {} bytes", protocol::MAX_LINE)),
+            Line::Bytes(bytes) => match std::str::from_utf8(&bytes) {
+                Err(e) => Err(format!("line is not valid UTF-8 ({e})")),
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(text) => tracker.handle(text),
+            },
+        };
+        let reply = reply.unwrap_or_else(|error| {
+            Reply::Error(ErrorReply {
+                error,
+                line: number,
+            })
+        });
+        serde_json::to_writer(&mut out, &reply).map_err(io::Error::from)?;
+        out.write_all(b"\n")?;
+        out.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<Line> {
+        // A tiny buffer so lines span many chunks.
+        let mut r = LineReader::new(io::BufReader::with_capacity(3, input), max);
+        std::iter::from_fn(|| r.next_line().unwrap()).collect()
+    }
+
+    #[test]
+    fn lines_are_split_bounded_and_the_last_needs_no_newline() {
+        let b = |s: &str| Line::Bytes(s.as_bytes().to_vec());
+        assert_eq!(
+            lines(b"ab\r\n\nabcdefgh\nabcdef\nxyz", 6),
+            vec![b("ab"), b(""), Line::TooLong, b("abcdef"), b("xyz")]
+        );
+        assert_eq!(lines(b"", 6), vec![]);
+        assert_eq!(lines(b"abc\n", 6), vec![b("abc")]);
+        assert_eq!(lines(b"abcdef\r\n", 6), vec![b("abcdef")]);
+        assert_eq!(lines(b"abcdefg\r\n", 6), vec![Line::TooLong]);
+    }
+
+    #[test]
+    fn an_explicit_stockfish_path_is_authoritative() {
+        assert!(find_stockfish(Some(Path::new("/nonexistent/stockfish"))).is_err());
+        assert!(choose_evaluator(EngineArg::Stockfish, Some(Path::new("/nonexistent"))).is_err());
+        assert_eq!(
+            choose_evaluator(EngineArg::Auto, Some(Path::new("/nonexistent"))).unwrap(),
+            Evaluator::Builtin
+        );
+        assert_eq!(
+            choose_evaluator(EngineArg::Builtin, None).unwrap(),
+            Evaluator::Builtin
+        );
+    }
 }

@@ -184,8 +184,12 @@ impl Hypothesis {
     #[inline]
     pub const fn hash64(&self) -> u64 {
         let mut h = self.planes[0].wrapping_mul(0x9e37_79b9_7f4a_7c15)
-            ^ self.planes[1].rotate_left(21).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
-            ^ self.planes[2].rotate_left(42).wrapping_mul(0x1656_67b1_9e37_79f9);
+            ^ self.planes[1]
+                .rotate_left(21)
+                .wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
+            ^ self.planes[2]
+                .rotate_left(42)
+                .wrapping_mul(0x1656_67b1_9e37_79f9);
         h ^= h >> 33;
         h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
         h ^= h >> 33;

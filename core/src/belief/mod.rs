@@ -897,7 +897,7 @@ impl<'s> Belief<'s> {
     /// against the end of the slots.
     fn compact_stash(&mut self) {
         let segs = &mut self.segments[..self.nseg];
-        segs.sort_unstable_by(|a, b| b.start.cmp(&a.start));
+        segs.sort_unstable_by_key(|s| core::cmp::Reverse(s.start));
         let mut top = self.slots.len();
         let mut kept = 0;
         for i in 0..self.nseg {

@@ -63,7 +63,13 @@ impl<'s> Table<'s> {
 
     /// [`Table::insert`] with the hash already computed.
     #[inline]
-    pub fn insert_hashed(&mut self, h: &Hypothesis, hash: u64, index: usize, slots: &[Hypothesis]) -> bool {
+    pub fn insert_hashed(
+        &mut self,
+        h: &Hypothesis,
+        hash: u64,
+        index: usize,
+        slots: &[Hypothesis],
+    ) -> bool {
         let fp = hash >> FP_SHIFT;
         let gen_bits = (self.generation as u64) << GEN_SHIFT;
         let mut pos = hash as usize & self.mask;

@@ -433,7 +433,7 @@ mod props {
     /// A belief after a few random plies, plus the true board.
     fn grown(mem: &mut Mem, cap: usize, seed: u64, plies: usize) -> (Belief<'_>, Board) {
         let mut rng = Rng::new(seed);
-        let color = if seed % 2 == 0 {
+        let color = if seed.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black
@@ -495,7 +495,7 @@ mod props {
             let f = our_move_filter(&own, req, res.taken, res.capture);
             let mut seen = HashSet::new();
             let model: Vec<Hypothesis> =
-                belief.hypotheses().iter().filter_map(|h| f(h)).filter(|h| seen.insert(*h)).collect();
+                belief.hypotheses().iter().filter_map(f).filter(|h| seen.insert(*h)).collect();
             truth.play(res.taken);
             belief.move_result(req, res.taken, res.capture).unwrap();
             prop_assert_eq!(belief.hypotheses(), &model[..]);
@@ -543,5 +543,5 @@ fn impossible_observation_after_overflow_changes_nothing() {
         .collect();
     b.sense(&result).unwrap();
     b.debug_check();
-    assert!(b.len() > 0);
+    assert!(!b.is_empty());
 }

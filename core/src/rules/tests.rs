@@ -411,8 +411,16 @@ fn capturing_a_king_on_its_home_square_voids_its_rights() {
     // Found by the differential test: python-chess prints no right for a side
     // without its king on e1/e8, even when a king captured it there.
     for (fen, mv, after) in [
-        ("2B5/8/8/7p/7P/5pP1/2Pk4/4K1NR b K - 18 104", "d2e1", "2B5/8/8/7p/7P/5pP1/2P5/4k1NR w - - 0 105"),
-        ("rn2kb1r/p3K2p/4P2n/2P5/5p2/8/8/8 w kq - 3 137", "e7e8", "rn2Kb1r/p6p/4P2n/2P5/5p2/8/8/8 b - - 0 137"),
+        (
+            "2B5/8/8/7p/7P/5pP1/2Pk4/4K1NR b K - 18 104",
+            "d2e1",
+            "2B5/8/8/7p/7P/5pP1/2P5/4k1NR w - - 0 105",
+        ),
+        (
+            "rn2kb1r/p3K2p/4P2n/2P5/5p2/8/8/8 w kq - 3 137",
+            "e7e8",
+            "rn2Kb1r/p6p/4P2n/2P5/5p2/8/8/8 b - - 0 137",
+        ),
     ] {
         let mut b: Board = fen.parse().unwrap();
         let r = arbitrate(&b, Some(mv.parse().unwrap())).unwrap();
