@@ -25,6 +25,10 @@ pub struct Sizing {
     pub sense_sample: usize,
 }
 
+/// What the process needs besides the belief storage (code, stacks, I/O
+/// buffers, the move chooser's caches), counted against `--memory`.
+pub const PROCESS_OVERHEAD: usize = 6 << 20;
+
 /// Stash slots per active slot when sizing from a memory budget.
 pub const STASH_RATIO: f64 = 0.5;
 
@@ -37,39 +41,33 @@ impl Sizing {
         let capacity = capacity.max(1);
         Sizing {
             capacity,
-            stash: ((capacity as f64 * STASH_RATIO) as usize).max(1024),
+            stash: (capacity as f64 * STASH_RATIO) as usize,
             log: 4096,
             sense_sample: sense::DEFAULT_SAMPLE.min(capacity.max(1024)),
         }
     }
 
-    /// The largest sizing whose storage fits in `bytes`.
+    /// The largest sizing whose storage, plus [`PROCESS_OVERHEAD`] for the
+    /// rest of the process, fits in `bytes`.
+    ///
+    /// # Errors
+    /// If not even a thousand boards fit.
     pub fn with_memory(bytes: usize) -> Result<Sizing> {
-        let fixed = 4096 * std::mem::size_of::<LogEntry>()
-            + sense::scratch_len(sense::DEFAULT_SAMPLE) * 8
-            + 8 * 1024 * 1024; // code, stack, engine cache and the rest of the process
-        if bytes <= fixed + 1024 * 64 {
+        let fits = |c: usize| Sizing::with_capacity(c).storage_bytes() + PROCESS_OVERHEAD <= bytes;
+        if !fits(1024) {
             bail!(
-                "memory budget {bytes} bytes is too small (need more than {} bytes)",
-                fixed + 1024 * 64
+                "memory budget of {bytes} bytes is too small: at least {} bytes are needed",
+                Sizing::with_capacity(1024).storage_bytes() + PROCESS_OVERHEAD
             );
         }
-        let avail = (bytes - fixed) as f64;
-        // Slots for active and stash, and a power-of-two table of two entries per active slot
-        // (up to twice that after rounding): size conservatively, then grow while it fits.
-        let mut capacity = (avail / (Storage::bytes_per_active(STASH_RATIO) + 16.0)) as usize;
-        loop {
-            let s = Sizing::with_capacity(capacity + capacity / 16);
-            if s.storage_bytes() + fixed > bytes {
-                break;
-            }
-            capacity += capacity / 16;
+        // The table rounds up to a power of two, so the bytes are not linear
+        // in the capacity: search for the largest that fits.
+        let (mut lo, mut hi) = (1024usize, bytes / std::mem::size_of::<Hypothesis>() + 1);
+        while lo + 1 < hi {
+            let mid = lo + (hi - lo) / 2;
+            if fits(mid) { lo = mid } else { hi = mid }
         }
-        let s = Sizing::with_capacity(capacity);
-        if s.storage_bytes() + fixed > bytes {
-            bail!("memory budget {bytes} bytes is too small");
-        }
-        Ok(s)
+        Ok(Sizing::with_capacity(lo))
     }
 
     /// Table entries for the deduplication index.
@@ -542,3 +540,31 @@ fn choose_move(
 
 /// Candidates the engine re-scores after the built-in evaluator's first pass.
 const ENGINE_CANDIDATES: usize = 6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_budgets_are_respected_and_used() {
+        for mib in [16usize, 32, 48, 64, 256] {
+            let bytes = mib << 20;
+            let s = Sizing::with_memory(bytes).unwrap();
+            assert!(s.storage_bytes() + PROCESS_OVERHEAD <= bytes, "{mib} MiB");
+            // Nearly all of it: one more board would not fit.
+            let next = Sizing::with_capacity(s.capacity + 1);
+            assert!(next.storage_bytes() + PROCESS_OVERHEAD > bytes, "{mib} MiB");
+        }
+        assert!(Sizing::with_memory(1 << 20).is_err());
+    }
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("64MiB").unwrap(), 64 << 20);
+        assert_eq!(parse_size("512KiB").unwrap(), 512 << 10);
+        assert_eq!(parse_size("2g").unwrap(), 2 << 30);
+        assert_eq!(parse_size("1000").unwrap(), 1000);
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("MiB").is_err());
+    }
+}

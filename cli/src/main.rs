@@ -1,9 +1,11 @@
 //! `rbc`: a Reconnaissance Blind Chess bot, belief tracker and toolbox.
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod agent;
+mod args;
 mod arbiter;
 mod clean;
 mod clock;
@@ -26,6 +28,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Measure memory and throughput on the built-in belief fixtures.
+    Bench(cmd::bench::Args),
     /// Play local games: one watched game, or a match with statistics.
     Play(cmd::play::Args),
     /// Print a saved game turn by turn, with belief size and a heat map.
@@ -51,6 +55,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Rules(args) => cmd::rules::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
         Command::Play(args) => cmd::play::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Track(args) => cmd::track::run(args),

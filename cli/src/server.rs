@@ -173,6 +173,9 @@ pub enum ApiError {
         status: u16,
         /// The server's explanation.
         body: String,
+        /// Earlier attempts failed: one of them may have been applied, and
+        /// this refusal may be of a repeat.
+        after_retry: bool,
     },
     /// Retrying stopped (the policy's time ran out, or the error cannot be retried).
     Failed {
@@ -213,9 +216,11 @@ impl fmt::Display for ApiError {
                 path,
                 status,
                 body,
+                after_retry,
             } => write!(
                 f,
-                "{method} {path}: the server answered HTTP {status}: {}",
+                "{method} {path}: the server answered HTTP {status}{}: {}",
+                if *after_retry { " to a retry" } else { "" },
                 clip(body.trim())
             ),
             ApiError::Failed {
@@ -265,6 +270,21 @@ pub fn is_rejected(err: &anyhow::Error) -> bool {
             Some(ApiError::Rejected { .. })
         )
     })
+}
+
+impl ApiError {
+    /// Whether this is the server refusing a request that had to be retried:
+    /// a failed attempt may have reached it and been applied (the answer was
+    /// lost), so the refusal may only say "done already".
+    pub fn is_refused_repeat(&self) -> bool {
+        matches!(
+            self,
+            ApiError::Rejected {
+                after_retry: true,
+                ..
+            }
+        )
+    }
 }
 
 // ---- JSON encodings ---------------------------------------------------------------
@@ -528,6 +548,7 @@ impl Client {
                             path: path.to_string(),
                             status,
                             body: text,
+                            after_retry: failures > 0,
                         });
                     }
                     StatusClass::Retry => format!("HTTP {status}"),
@@ -764,9 +785,16 @@ impl RemoteGame<'_> {
         })
     }
 
-    /// `POST ready` with `{}`: we are ready to start.
+    /// `POST ready` with `{}`: we are ready to start. A refused repeat
+    /// counts as done (the lost attempt was applied).
     pub fn ready(&self) -> Result<(), ApiError> {
-        self.post("ready", &json!({})).map(drop)
+        match self.post("ready", &json!({})) {
+            Err(e) if e.is_refused_repeat() => {
+                eprintln!("{}{e} (taken as done)", self.client.log_prefix);
+                Ok(())
+            }
+            r => r.map(drop),
+        }
     }
 
     /// `GET is_my_turn` (the game loop reads `game_status` instead, as reconchess does).
@@ -797,9 +825,16 @@ impl RemoteGame<'_> {
         field(&answer, &path, "move_result", move_result_from_json)
     }
 
-    /// `POST end_turn` with `{}`.
+    /// `POST end_turn` with `{}`. A refused repeat counts as done (the lost
+    /// attempt was applied).
     pub fn end_turn(&self) -> Result<(), ApiError> {
-        self.post("end_turn", &json!({})).map(drop)
+        match self.post("end_turn", &json!({})) {
+            Err(e) if e.is_refused_repeat() => {
+                eprintln!("{}{e} (taken as done)", self.client.log_prefix);
+                Ok(())
+            }
+            r => r.map(drop),
+        }
     }
 
     /// `GET game_status`: `{"is_over": bool, "is_my_turn": bool}`.
@@ -1060,6 +1095,24 @@ mod tests {
     }
 
     #[test]
+    fn refusals_of_retried_requests_are_marked() {
+        let (url, server) = canned_server(vec![
+            Some("500 oops"),
+            Some("400 not your turn"),
+            Some("500 oops"),
+            Some("400 already sensed"),
+        ]);
+        let client = test_client(&url);
+        let game = client.game("5");
+        // A repeated end_turn refused: the first one went through.
+        game.end_turn().unwrap();
+        let err = game.sense(Some(Square::E4)).unwrap_err();
+        assert!(err.is_refused_repeat(), "{err}");
+        assert!(err.to_string().contains("HTTP 400 to a retry"), "{err}");
+        assert_eq!(server.join().unwrap(), 4);
+    }
+
+    #[test]
     fn unauthorized_and_rejected_are_not_retried() {
         let (url, server) = canned_server(vec![Some("401 bad password")]);
         let err = test_client(&url).server_version().unwrap_err();
@@ -1073,6 +1126,7 @@ mod tests {
             matches!(err, ApiError::Rejected { status: 400, .. }),
             "{err}"
         );
+        assert!(!err.is_refused_repeat());
         assert_eq!(server.join().unwrap(), 1);
     }
 }

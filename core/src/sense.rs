@@ -12,8 +12,9 @@
 //! Our own pieces look the same in every hypothesis and do not split it.
 //!
 //! A window's content is a 27-bit key: three bits (one per plane) for each of
-//! its nine squares, gathered three squares at a time with shifts. Keys are
-//! counted in an open-addressing table over caller-provided storage.
+//! its nine squares, gathered three squares at a time with shifts. The keys
+//! of all scored hypotheses are radix-sorted in caller-provided storage and
+//! the parts are the runs of equal keys.
 
 use crate::belief::Hypothesis;
 use crate::rng::Rng;
@@ -22,9 +23,11 @@ use crate::square::{File, Rank, Square};
 /// Default number of hypotheses scored; larger beliefs are sampled uniformly.
 pub const DEFAULT_SAMPLE: usize = 100_000;
 
-/// The scratch entries a [`Chooser`] needs for a given sample size.
+/// The scratch entries a [`Chooser`] needs for a given sample size: per
+/// scored hypothesis its visible planes and weight, and two (key, weight)
+/// words for the radix sort.
 pub const fn scratch_len(sample: usize) -> usize {
-    (sample * 2).next_power_of_two()
+    sample * 6
 }
 
 /// The 36 interior centres, b2..g7.
@@ -36,8 +39,13 @@ pub fn interior_centers() -> impl Iterator<Item = Square> {
 /// The window key of `h` around an interior `center`.
 #[inline(always)]
 pub fn window_key(h: &Hypothesis, center: Square) -> u32 {
-    let v = h.visible_planes();
-    let low = center as u32 - 9;
+    window_key_of(&h.visible_planes(), center as u32 - 9)
+}
+
+/// The window key of visible planes, for the window whose lower-left square
+/// has index `low`.
+#[inline(always)]
+fn window_key_of(v: &[u64; 3], low: u32) -> u32 {
     let mut key = 0u32;
     for (i, plane) in v.iter().enumerate() {
         let bits = plane >> low;
@@ -72,9 +80,7 @@ pub struct Choice {
 /// Scores sense windows using caller-provided scratch memory.
 pub struct Chooser<'s> {
     table: &'s mut [u64],
-    mask: usize,
     sample: usize,
-    generation: u32,
 }
 
 impl<'s> Chooser<'s> {
@@ -86,14 +92,7 @@ impl<'s> Chooser<'s> {
     pub fn new(table: &'s mut [u64], sample: usize) -> Chooser<'s> {
         let need = scratch_len(sample.max(1));
         assert!(table.len() >= need, "sense scratch needs {need} entries");
-        let table = &mut table[..need];
-        table.fill(0);
-        Chooser {
-            table,
-            mask: need - 1,
-            sample: sample.max(1),
-            generation: 0,
-        }
+        Chooser { table: &mut table[..need], sample: sample.max(1) }
     }
 
     /// The best interior centre for `hyps`, each weighing `weight(i)` (use
@@ -125,6 +124,10 @@ impl<'s> Chooser<'s> {
     }
 
     /// Calls `f` with the score of every interior centre; returns (scored, total).
+    ///
+    /// For each centre the (key, weight) pairs of the scored hypotheses are
+    /// sorted by key with a three-pass radix sort (9 bits a pass, so the
+    /// counts stay in L1), and the parts are the runs of equal keys.
     pub fn each_score(
         &mut self,
         hyps: &[Hypothesis],
@@ -143,69 +146,72 @@ impl<'s> Chooser<'s> {
         // the same sample serves every centre without storing it.
         let seed = rng.next_u64();
         let pick = |i: usize| -> usize {
-            if sampled {
-                ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize
-            } else {
-                i
-            }
+            if sampled { ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize } else { i }
         };
+        // Gather the scored hypotheses once: their visible planes and weights,
+        // contiguous, so the 36 passes below read memory in order.
+        let (vis, rest) = self.table.split_at_mut(4 * count);
+        let (a, rest) = rest.split_at_mut(count);
+        let b = &mut rest[..count];
         let mut total_w = 0.0f64;
+        let mut m = 0;
         for i in 0..count {
-            total_w += weight(pick(i)) as f64;
+            let idx = pick(i);
+            let w = weight(idx);
+            if w > 0.0 {
+                let v = hyps[idx].visible_planes();
+                vis[4 * m..4 * m + 4].copy_from_slice(&[v[0], v[1], v[2], w.to_bits() as u64]);
+                total_w += w as f64;
+                m += 1;
+            }
         }
         if total_w <= 0.0 {
             return None;
         }
         for center in interior_centers() {
-            // A new generation empties the table without touching it.
-            self.generation += 1;
-            if self.generation > MAX_GENERATION {
-                self.table.fill(0);
-                self.generation = 1;
+            let low = center as u32 - 9;
+            for (slot, g) in a[..m].iter_mut().zip(vis.chunks_exact(4)) {
+                *slot = (window_key_of(&[g[0], g[1], g[2]], low) as u64) << 32 | g[3];
             }
-            let tag = self.generation << KEY_BITS;
-            let (mut sum_sq, mut largest) = (0.0f64, 0.0f32);
-            for i in 0..count {
-                let idx = pick(i);
-                let w = weight(idx);
-                if w == 0.0 {
-                    continue;
+            radix_pass(&a[..m], &mut b[..m], 32);
+            radix_pass(&b[..m], &mut a[..m], 41);
+            radix_pass(&a[..m], &mut b[..m], 50);
+            let (mut sum_sq, mut largest) = (0.0f64, 0.0f64);
+            let mut i = 0;
+            while i < m {
+                let key = b[i] >> 32;
+                let mut part = 0.0f64;
+                while i < m && b[i] >> 32 == key {
+                    part += f32::from_bits(b[i] as u32) as f64;
+                    i += 1;
                 }
-                let key = window_key(&hyps[idx], center) | tag;
-                let mut pos = slot_of(key) & self.mask;
-                loop {
-                    let (k, acc) = unpack(self.table[pos]);
-                    if k >> KEY_BITS != self.generation {
-                        self.table[pos] = pack(key, w);
-                        sum_sq += (w as f64) * (w as f64);
-                        largest = largest.max(w);
-                        break;
-                    }
-                    if k == key {
-                        let new = acc + w;
-                        self.table[pos] = pack(key, new);
-                        // (acc + w)^2 - acc^2, kept as a running sum.
-                        sum_sq += (w as f64) * (2.0 * acc as f64 + w as f64);
-                        largest = largest.max(new);
-                        break;
-                    }
-                    pos = (pos + 1) & self.mask;
-                }
+                sum_sq += part * part;
+                largest = largest.max(part);
             }
-            f(Score {
-                center,
-                expected: sum_sq / total_w,
-                largest: largest as f64,
-            });
+            f(Score { center, expected: sum_sq / total_w, largest });
         }
         Some((count, n))
     }
 }
 
-/// Bits of a window key (nine squares, three planes).
-const KEY_BITS: u32 = 27;
-/// Generations that fit above the key in a `u32`.
-const MAX_GENERATION: u32 = (1 << (32 - KEY_BITS)) - 1;
+/// One stable counting-sort pass on the 9 bits at `shift`.
+fn radix_pass(from: &[u64], to: &mut [u64], shift: u32) {
+    let mut counts = [0u32; 512];
+    for &x in from {
+        counts[(x >> shift) as usize & 511] += 1;
+    }
+    let mut sum = 0u32;
+    for c in counts.iter_mut() {
+        let here = *c;
+        *c = sum;
+        sum += here;
+    }
+    for &x in from {
+        let d = (x >> shift) as usize & 511;
+        to[counts[d] as usize] = x;
+        counts[d] += 1;
+    }
+}
 
 /// A 64-bit mixer (the murmur3 finaliser).
 #[inline(always)]
@@ -216,26 +222,6 @@ fn mix(x: u64) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     h ^ (h >> 33)
-}
-
-/// A table position for a window key: a full 64-bit mix, so keys that
-/// differ only in high bits (the upper rows of the window) spread too.
-#[inline(always)]
-fn slot_of(key: u32) -> usize {
-    let mut h = (key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    h ^= h >> 32;
-    h = h.wrapping_mul(0xd6e8_feb8_6659_fd93);
-    (h ^ (h >> 32)) as usize
-}
-
-#[inline(always)]
-fn pack(key: u32, w: f32) -> u64 {
-    (key as u64) << 32 | w.to_bits() as u64
-}
-
-#[inline(always)]
-fn unpack(e: u64) -> (u32, f32) {
-    ((e >> 32) as u32, f32::from_bits(e as u32))
 }
 
 /// The seed design's heuristic: for every single square, partition by what

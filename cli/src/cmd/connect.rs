@@ -298,7 +298,16 @@ fn play_turn(
             None
         }
     };
-    let result = game.sense(sense)?;
+    let result = match game.sense(sense) {
+        Ok(r) => r,
+        // The sense was made but its answer was lost: move on without it
+        // (the belief just learns nothing from this sense).
+        Err(e) if e.is_refused_repeat() => {
+            eprintln!("{prefix} {e}: the sense result was lost; going on without it");
+            Vec::new()
+        }
+        Err(e) => return Err(e.into()),
+    };
     note_update(prefix, "sense result", agent.sense_result(&result));
     let after_sense = boards(agent);
 
@@ -490,31 +499,15 @@ mod interrupt {
         COUNT.load(Ordering::SeqCst)
     }
 
-    #[cfg(unix)]
-    extern "C" fn on_signal(_: std::ffi::c_int) {
-        // Only an atomic add: safe in a signal handler.
-        COUNT.fetch_add(1, Ordering::SeqCst);
-    }
-
-    /// Counts SIGINT and SIGTERM instead of dying on them.
-    #[cfg(unix)]
+    /// Counts SIGINT and SIGTERM instead of dying on them (the `ctrlc`
+    /// crate's handler thread only increments the counter).
     pub fn install() {
-        const SIGINT: std::ffi::c_int = 2;
-        const SIGTERM: std::ffi::c_int = 15;
-        unsafe extern "C" {
-            fn signal(signum: std::ffi::c_int, handler: usize) -> usize;
-        }
-        let handler = on_signal as extern "C" fn(std::ffi::c_int) as usize;
-        // SAFETY: `signal` is libc's; the handler only touches an atomic.
-        unsafe {
-            signal(SIGINT, handler);
-            signal(SIGTERM, handler);
+        if let Err(e) = ctrlc::set_handler(|| {
+            COUNT.fetch_add(1, Ordering::SeqCst);
+        }) {
+            eprintln!("rbc: cannot catch Ctrl-C ({e}); it will stop rbc at once");
         }
     }
-
-    /// Elsewhere the default handling stays.
-    #[cfg(not(unix))]
-    pub fn install() {}
 }
 
 // ---- rc-connect -------------------------------------------------------------------

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub mod bench;
 pub mod connect;
 pub mod play;
 pub mod play_remote;
