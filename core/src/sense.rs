@@ -92,7 +92,10 @@ impl<'s> Chooser<'s> {
     pub fn new(table: &'s mut [u64], sample: usize) -> Chooser<'s> {
         let need = scratch_len(sample.max(1));
         assert!(table.len() >= need, "sense scratch needs {need} entries");
-        Chooser { table: &mut table[..need], sample: sample.max(1) }
+        Chooser {
+            table: &mut table[..need],
+            sample: sample.max(1),
+        }
     }
 
     /// The best interior centre for `hyps`, each weighing `weight(i)` (use
@@ -146,7 +149,11 @@ impl<'s> Chooser<'s> {
         // the same sample serves every centre without storing it.
         let seed = rng.next_u64();
         let pick = |i: usize| -> usize {
-            if sampled { ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize } else { i }
+            if sampled {
+                ((mix(seed ^ i as u64) as u128 * n as u128) >> 64) as usize
+            } else {
+                i
+            }
         };
         // Gather the scored hypotheses once: their visible planes and weights,
         // contiguous, so the 36 passes below read memory in order.
@@ -188,7 +195,11 @@ impl<'s> Chooser<'s> {
                 sum_sq += part * part;
                 largest = largest.max(part);
             }
-            f(Score { center, expected: sum_sq / total_w, largest });
+            f(Score {
+                center,
+                expected: sum_sq / total_w,
+                largest,
+            });
         }
         Some((count, n))
     }

@@ -563,8 +563,12 @@ impl<'s> Belief<'s> {
                 taken,
                 capture,
             } => {
+                // Only a capture or a dropped en-passant mark can make two
+                // hypotheses equal.
+                let dedup =
+                    capture.is_some() || self.slots[..self.len].iter().any(Hypothesis::has_ep);
                 let f = our_move_filter(own, requested, taken, capture);
-                self.retain(f, true)
+                self.retain(f, dedup)
             }
         }
     }
@@ -577,19 +581,44 @@ impl<'s> Belief<'s> {
         mut f: impl FnMut(&Hypothesis) -> Option<Hypothesis>,
         dedup: bool,
     ) -> Result<(), Empty> {
-        let table_dedup = dedup && !self.wide;
-        if table_dedup {
-            self.table.clear();
-        }
         let mut w = 0;
-        for i in 0..self.len {
-            let h = self.slots[i];
-            if let Some(new) = f(&h) {
-                if table_dedup && !self.table.insert(&new, w, self.slots) {
-                    continue;
+        if !dedup || self.wide {
+            for i in 0..self.len {
+                if let Some(new) = f(&self.slots[i]) {
+                    self.slots[w] = new;
+                    w += 1;
                 }
-                self.slots[w] = new;
-                w += 1;
+            }
+        } else {
+            // In batches: map, hash and touch the table for a batch first so
+            // the cache misses overlap, then insert.
+            const BATCH: usize = 64;
+            self.table.clear();
+            let mut buf = [Hypothesis::EMPTY; BATCH];
+            let mut hashes = [0u64; BATCH];
+            let mut i = 0;
+            while i < self.len {
+                let end = (i + BATCH).min(self.len);
+                let mut k = 0;
+                for j in i..end {
+                    if let Some(new) = f(&self.slots[j]) {
+                        buf[k] = new;
+                        hashes[k] = new.hash64();
+                        k += 1;
+                    }
+                }
+                let mut touched = 0u64;
+                for &h in &hashes[..k] {
+                    touched ^= self.table.touch(h, self.slots);
+                }
+                core::hint::black_box(touched);
+                for (new, &hash) in buf[..k].iter().zip(&hashes[..k]) {
+                    if self.table.insert_hashed(new, hash, w, self.slots) {
+                        self.slots[w] = *new;
+                        w += 1;
+                    }
+                }
+                i = end;
             }
         }
         if w == 0 {
@@ -1114,6 +1143,12 @@ impl SenseWindow {
 
 /// The filter for our move's result: keeps hypotheses under which the
 /// request is revised into `taken` with `capture`, and applies the move.
+///
+/// The revision depends only on the opponent's occupancy of a few squares
+/// (the path, the destination, the square of a pawn that could be taken en
+/// passant) and on that pawn's en-passant mark, so every combination of
+/// those (at most nine bits) is decided once, up front, with the rules
+/// themselves; each hypothesis then costs a lookup.
 fn our_move_filter(
     own: &Own,
     requested: Option<Move>,
@@ -1121,15 +1156,59 @@ fn our_move_filter(
     capture: Option<Square>,
 ) -> impl Fn(&Hypothesis) -> Option<Hypothesis> {
     let template = own.board_with(&Hypothesis::EMPTY, own.color);
-    let req = requested.map(|r| rules::add_queen_promotion(&template, r));
     let us = own.color;
-    move |h: &Hypothesis| {
-        if let Some(req) = req {
+    let them = us.flip();
+    let mut squares = [Square::A1; 9];
+    let mut nr = 0;
+    let mut ep_square = None;
+    let mut table = [0u64; 8];
+    let req = requested.map(|r| rules::add_queen_promotion(&template, r));
+    if let Some(r) = req {
+        let mut relevant = crate::attacks::between(r.from, r.to).with(r.to);
+        let diagonal = template
+            .pieces(us, crate::piece::PieceKind::Pawn)
+            .contains(r.from)
+            && r.from.file() != r.to.file();
+        if diagonal && let Some(behind) = r.to.forward(them) {
+            relevant.insert(behind);
+            ep_square = Some(behind);
+        }
+        for sq in relevant {
+            squares[nr] = sq;
+            nr += 1;
+        }
+        let bits = nr + ep_square.is_some() as usize;
+        for idx in 0..1usize << bits {
             let mut b = template;
-            b.colors[us.flip() as usize] = h.occupied();
-            b.ep = h.unpack().ep_pawn.first().and_then(|sq| sq.forward(us));
-            let t = rules::revise(&b, req);
-            if t != taken || rules::capture_square(&b, t) != capture {
+            let mut occ = Bitboard::EMPTY;
+            for (i, &sq) in squares[..nr].iter().enumerate() {
+                if idx >> i & 1 != 0 {
+                    occ.insert(sq);
+                }
+            }
+            b.colors[them as usize] = occ;
+            b.ep = if ep_square.is_some() && idx >> nr & 1 != 0 {
+                Some(r.to)
+            } else {
+                None
+            };
+            let t = rules::revise(&b, r);
+            if t == taken && rules::capture_square(&b, t) == capture {
+                table[idx / 64] |= 1 << (idx % 64);
+            }
+        }
+    }
+    move |h: &Hypothesis| {
+        if req.is_some() {
+            let occ = h.occupied().0;
+            let mut idx = 0usize;
+            for (i, &sq) in squares[..nr].iter().enumerate() {
+                idx |= (((occ >> sq as u32) & 1) as usize) << i;
+            }
+            if let Some(sq) = ep_square {
+                idx |= (((h.specials().0 >> sq as u32) & 1) as usize) << nr;
+            }
+            if table[idx / 64] >> (idx % 64) & 1 == 0 {
                 return None;
             }
         }
