@@ -32,5 +32,9 @@ step "no_std link check"
 target/nostd/release/rbc-nostd-check
 echo "rbc-core links and runs without std or alloc"
 
+step "weak hardware: one core, 32 MiB, full clock"
+bash scripts/weak-hardware.sh 4 32 48
+
 step "python tests against reconchess"
+export RULES_DIFF_GAMES="${RULES_DIFF_GAMES:-300}"
 RBC_BIN="$PWD/target/release/rbc" .venv/bin/python -m pytest -q tests/python

@@ -27,7 +27,7 @@ pub struct Sizing {
 
 /// What the process needs besides the belief storage (code, stacks, I/O
 /// buffers, the move chooser's caches), counted against `--memory`.
-pub const PROCESS_OVERHEAD: usize = 6 << 20;
+pub const PROCESS_OVERHEAD: usize = 8 << 20;
 
 /// Stash slots per active slot when sizing from a memory budget.
 pub const STASH_RATIO: f64 = 0.5;
@@ -410,7 +410,8 @@ fn candidates(template: &Board) -> Vec<Option<Move>> {
 /// Scores every candidate on boards in `order` until `deadline` (at least
 /// three boards): a king capture wins, leaving our king capturable loses,
 /// anything else is `score` of the position from the opponent's side,
-/// negated, cached by position. Returns the number of boards used.
+/// negated, cached by position within a board (requests that one board
+/// revises into the same move share a score). Returns the boards used.
 fn tally(
     belief: &Belief<'_>,
     order: &[usize],
@@ -429,6 +430,7 @@ fn tally(
         }
         let board = own.board_with(&hyps[i], us);
         boards += 1;
+        cache.clear();
         for t in tallies.iter_mut() {
             let taken =
                 t.mv.and_then(|m| rules::revise(&board, rules::add_queen_promotion(&board, m)));
