@@ -340,7 +340,6 @@ mod tests {
     fn raw_crashers_fail_cleanly() {
         for fen in CRASHERS {
             let mut sf = engine();
-            let t = std::time::Instant::now();
             match sf.evaluate(fen, Limit::Depth(10)) {
                 Ok(eval) => eprintln!("{fen}: survived: {eval:?}"),
                 Err(err) => {
@@ -348,7 +347,6 @@ mod tests {
                     assert!(sf.is_broken(), "{fen}: {err:#}");
                 }
             }
-            assert!(t.elapsed() < Duration::from_secs(5), "{fen}");
         }
     }
 

@@ -22,6 +22,11 @@
 //! reads files written by either.
 
 use crate::arbiter::WinReason;
+use crate::chess_json::{
+    color_from_json, color_to_json, move_from_json, move_to_json, sense_result_from_json,
+    sense_result_to_json, square_from_json, square_to_json, win_reason_from_json,
+    win_reason_to_json,
+};
 use anyhow::{Context, Result, anyhow, bail};
 use rbc_core::{Color, Move, Piece, Square};
 use serde_json::Value;
@@ -142,62 +147,35 @@ impl GameHistory {
     pub fn to_json(&self) -> String {
         let mut s = String::with_capacity(4096 + 600 * self.turns().len());
         s.push_str("{\"type\": \"GameHistory\", \"white_name\": ");
-        s.push_str(&json_string(&self.white_name));
+        json_string(&mut s, &self.white_name);
         s.push_str(", \"black_name\": ");
-        s.push_str(&json_string(&self.black_name));
-        per_side(&mut s, "senses", &self.senses, |s, sq| opt_square(s, *sq));
-        per_side(&mut s, "sense_results", &self.sense_results, |s, r| {
-            s.push('[');
-            for (i, (sq, piece)) in r.iter().enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                let _ = write!(s, "[{}, ", sq.index());
-                match piece {
-                    Some(p) => {
-                        let _ = write!(s, "{{\"type\": \"Piece\", \"value\": \"{}\"}}", p.char());
-                    }
-                    None => s.push_str("null"),
-                }
-                s.push(']');
-            }
-            s.push(']');
+        json_string(&mut s, &self.black_name);
+        per_side(&mut s, "senses", &self.senses, |sq| square_to_json(*sq));
+        per_side(&mut s, "sense_results", &self.sense_results, |r| {
+            sense_result_to_json(r)
         });
-        per_side(&mut s, "requested_moves", &self.requested_moves, |s, m| {
-            opt_move(s, *m)
+        per_side(&mut s, "requested_moves", &self.requested_moves, |m| {
+            move_to_json(*m)
         });
-        per_side(&mut s, "taken_moves", &self.taken_moves, |s, m| {
-            opt_move(s, *m)
+        per_side(&mut s, "taken_moves", &self.taken_moves, |m| {
+            move_to_json(*m)
         });
-        per_side(&mut s, "capture_squares", &self.capture_squares, |s, sq| {
-            opt_square(s, *sq)
+        per_side(&mut s, "capture_squares", &self.capture_squares, |sq| {
+            square_to_json(*sq)
         });
-        per_side(
-            &mut s,
-            "fens_before_move",
-            &self.fens_before_move,
-            |s, f| s.push_str(&json_string(f)),
-        );
-        per_side(&mut s, "fens_after_move", &self.fens_after_move, |s, f| {
-            s.push_str(&json_string(f))
+        per_side(&mut s, "fens_before_move", &self.fens_before_move, |f| {
+            Value::from(f.as_str())
+        });
+        per_side(&mut s, "fens_after_move", &self.fens_after_move, |f| {
+            Value::from(f.as_str())
         });
         s.push_str(", \"winner_color\": ");
-        s.push_str(match self.winner_color {
-            Some(Color::White) => "true",
-            Some(Color::Black) => "false",
-            None => "null",
-        });
+        dump(&mut s, &color_to_json(self.winner_color));
         s.push_str(", \"win_reason\": ");
-        match self.win_reason {
-            Some(r) => {
-                let _ = write!(
-                    s,
-                    "{{\"type\": \"WinReason\", \"value\": \"{}\"}}",
-                    r.name()
-                );
-            }
-            None => s.push_str("null"),
-        }
+        dump(
+            &mut s,
+            &win_reason_to_json(self.win_reason.map(WinReason::name)),
+        );
         s.push('}');
         s
     }
@@ -231,48 +209,29 @@ impl GameHistory {
             }
         };
         let mut h = GameHistory::new(&name("white_name")?, &name("black_name")?);
-        h.senses = read_per_side(obj, "senses", parse_opt_square)?;
-        h.sense_results = read_per_side(obj, "sense_results", |v| {
-            let items = v.as_array().ok_or_else(|| anyhow!("not a list"))?;
-            items
-                .iter()
-                .map(|pair| {
-                    let pair = pair.as_array().filter(|p| p.len() == 2);
-                    let pair = pair.ok_or_else(|| anyhow!("not a [square, piece] pair"))?;
-                    let sq = parse_opt_square(&pair[0])?.ok_or_else(|| anyhow!("null square"))?;
-                    let piece = match &pair[1] {
-                        Value::Null => None,
-                        other => Some(parse_piece(other)?),
-                    };
-                    Ok((sq, piece))
-                })
-                .collect()
-        })?;
-        h.requested_moves = read_per_side(obj, "requested_moves", parse_opt_move)?;
-        h.taken_moves = read_per_side(obj, "taken_moves", parse_opt_move)?;
-        h.capture_squares = read_per_side(obj, "capture_squares", parse_opt_square)?;
-        let fen = |v: &Value| -> Result<String> {
+        h.senses = read_per_side(obj, "senses", square_from_json)?;
+        h.sense_results = read_per_side(obj, "sense_results", sense_result_from_json)?;
+        h.requested_moves = read_per_side(obj, "requested_moves", move_from_json)?;
+        h.taken_moves = read_per_side(obj, "taken_moves", move_from_json)?;
+        h.capture_squares = read_per_side(obj, "capture_squares", square_from_json)?;
+        let fen = |v: &Value| -> Result<String, String> {
             v.as_str()
                 .map(str::to_string)
-                .ok_or_else(|| anyhow!("not a FEN string"))
+                .ok_or_else(|| "not a FEN string".to_string())
         };
         h.fens_before_move = read_per_side(obj, "fens_before_move", fen)?;
         h.fens_after_move = read_per_side(obj, "fens_after_move", fen)?;
-        h.winner_color = match obj.get("winner_color") {
-            Some(Value::Bool(true)) => Some(Color::White),
-            Some(Value::Bool(false)) => Some(Color::Black),
-            Some(Value::Null) | None => None,
-            Some(_) => bail!("winner_color is not true, false or null"),
-        };
-        h.win_reason = match obj.get("win_reason") {
-            Some(Value::Null) | None => None,
-            Some(v) => {
-                let value = typed_value(v, "WinReason")?;
-                Some(
-                    WinReason::from_name(value)
-                        .ok_or_else(|| anyhow!("unknown win reason {value:?}"))?,
-                )
-            }
+        let field = |key: &str| obj.get(key).unwrap_or(&Value::Null);
+        h.winner_color =
+            color_from_json(field("winner_color")).map_err(|e| anyhow!("winner_color: {e}"))?;
+        h.win_reason = match win_reason_from_json(field("win_reason"))
+            .map_err(|e| anyhow!("win_reason: {e}"))?
+        {
+            None => None,
+            Some(name) => Some(
+                WinReason::from_name(&name)
+                    .ok_or_else(|| anyhow!("unknown win reason {name:?}"))?,
+            ),
         };
         for c in Color::ALL {
             let i = c.index();
@@ -291,76 +250,87 @@ impl GameHistory {
     }
 }
 
-fn json_string(s: &str) -> String {
-    // Python's json.dump escapes non-ASCII characters (ensure_ascii).
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
+/// Writes `v` as Python's `json.dump` does: `", "` and `": "` between items,
+/// keys in the map's order.
+fn dump(s: &mut String, v: &Value) {
+    match v {
+        Value::Null => s.push_str("null"),
+        Value::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => {
+            let _ = write!(s, "{n}");
+        }
+        Value::String(t) => json_string(s, t),
+        Value::Array(items) => {
+            s.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                dump(s, x);
+            }
+            s.push(']');
+        }
+        Value::Object(map) => {
+            s.push('{');
+            for (i, (k, x)) in map.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                json_string(s, k);
+                s.push_str(": ");
+                dump(s, x);
+            }
+            s.push('}');
+        }
+    }
+}
+
+/// Writes `text` as a JSON string, as Python's `json.dump` does (it escapes
+/// everything outside printable ASCII: `ensure_ascii`).
+fn json_string(s: &mut String, text: &str) {
+    s.push('"');
+    for c in text.chars() {
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            '\u{8}' => s.push_str("\\b"),
+            '\u{c}' => s.push_str("\\f"),
             c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {
-                    let _ = write!(out, "\\u{unit:04x}");
+                    let _ = write!(s, "\\u{unit:04x}");
                 }
             }
-            c => out.push(c),
+            c => s.push(c),
         }
     }
-    out.push('"');
-    out
+    s.push('"');
 }
 
-fn per_side<T>(s: &mut String, key: &str, lists: &PerSide<T>, item: impl Fn(&mut String, &T)) {
+/// Writes `, "key": {"true": [white's items], "false": [black's items]}`.
+fn per_side<T>(s: &mut String, key: &str, lists: &PerSide<T>, item: impl Fn(&T) -> Value) {
     let _ = write!(s, ", \"{key}\": {{");
     for (n, color) in Color::ALL.into_iter().enumerate() {
         if n > 0 {
             s.push_str(", ");
         }
         s.push_str(if color == Color::White {
-            "\"true\": ["
+            "\"true\": "
         } else {
-            "\"false\": ["
+            "\"false\": "
         });
-        for (i, x) in lists[color.index()].iter().enumerate() {
-            if i > 0 {
-                s.push_str(", ");
-            }
-            item(s, x);
-        }
-        s.push(']');
+        dump(s, &lists[color.index()].iter().map(&item).collect());
     }
     s.push('}');
-}
-
-fn opt_square(s: &mut String, sq: Option<Square>) {
-    match sq {
-        Some(sq) => {
-            let _ = write!(s, "{}", sq.index());
-        }
-        None => s.push_str("null"),
-    }
-}
-
-fn opt_move(s: &mut String, mv: Option<Move>) {
-    match mv {
-        Some(m) => {
-            let _ = write!(s, "{{\"type\": \"Move\", \"value\": \"{m}\"}}");
-        }
-        None => s.push_str("null"),
-    }
 }
 
 fn read_per_side<T>(
     obj: &serde_json::Map<String, Value>,
     key: &str,
-    item: impl Fn(&Value) -> Result<T>,
+    item: impl Fn(&Value) -> Result<T, String>,
 ) -> Result<PerSide<T>> {
     let sides = obj
         .get(key)
@@ -373,55 +343,10 @@ fn read_per_side<T>(
             .and_then(Value::as_array)
             .ok_or_else(|| anyhow!("{key}.{label} is missing or not a list"))?;
         for (i, v) in list.iter().enumerate() {
-            out[color.index()].push(item(v).with_context(|| format!("{key}.{label}[{i}]"))?);
+            out[color.index()].push(item(v).map_err(|e| anyhow!("{key}.{label}[{i}]: {e}"))?);
         }
     }
     Ok(out)
-}
-
-fn typed_value<'v>(v: &'v Value, ty: &str) -> Result<&'v str> {
-    let o = v
-        .as_object()
-        .ok_or_else(|| anyhow!("expected a {ty} object"))?;
-    if o.get("type").and_then(Value::as_str) != Some(ty) {
-        bail!("expected an object of type {ty}");
-    }
-    o.get("value")
-        .and_then(Value::as_str)
-        .ok_or_else(|| anyhow!("{ty} without a string value"))
-}
-
-fn parse_opt_square(v: &Value) -> Result<Option<Square>> {
-    match v {
-        Value::Null => Ok(None),
-        v => {
-            let i = v.as_u64().ok_or_else(|| anyhow!("not a square number"))?;
-            Square::try_index(i as usize)
-                .map(Some)
-                .ok_or_else(|| anyhow!("square {i} is off the board"))
-        }
-    }
-}
-
-fn parse_opt_move(v: &Value) -> Result<Option<Move>> {
-    match v {
-        Value::Null => Ok(None),
-        v => {
-            let s = typed_value(v, "Move")?;
-            s.parse()
-                .map(Some)
-                .map_err(|_| anyhow!("invalid move {s:?}"))
-        }
-    }
-}
-
-fn parse_piece(v: &Value) -> Result<Piece> {
-    let s = typed_value(v, "Piece")?;
-    let mut chars = s.chars();
-    match (chars.next().and_then(Piece::from_char), chars.next()) {
-        (Some(p), None) => Ok(p),
-        _ => bail!("invalid piece {s:?}"),
-    }
 }
 
 #[cfg(test)]
@@ -474,7 +399,9 @@ mod tests {
         assert!(text.ends_with(
             "\"winner_color\": true, \"win_reason\": {\"type\": \"WinReason\", \"value\": \"KING_CAPTURE\"}}"
         ));
-        assert_eq!(json_string("é\"x"), "\"\\u00e9\\\"x\"");
+        let mut s = String::new();
+        json_string(&mut s, "é\"x");
+        assert_eq!(s, "\"\\u00e9\\\"x\"");
     }
 
     #[test]

@@ -5,8 +5,9 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod agent;
-mod args;
 mod arbiter;
+mod args;
+mod chess_json;
 mod clean;
 mod clock;
 mod cmd;

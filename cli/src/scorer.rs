@@ -125,9 +125,10 @@ impl Scorer {
 }
 
 /// `--engine`: which evaluator chooses rbc's moves.
-#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(clap::ValueEnum, Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum EngineArg {
     /// Stockfish if one is found, else the built-in evaluator.
+    #[default]
     Auto,
     /// Stockfish; fail at start if none is found.
     Stockfish,
@@ -170,15 +171,23 @@ mod tests {
             select(EngineArg::Builtin, None).unwrap(),
             ScorerKind::Builtin
         );
+        // An explicit path is authoritative: no other Stockfish is looked for.
         let missing = Some(Path::new("/nonexistent/stockfish"));
+        let err = select(EngineArg::Stockfish, missing)
+            .unwrap_err()
+            .to_string();
         assert!(
-            select(EngineArg::Stockfish, missing)
-                .unwrap_err()
-                .to_string()
-                .contains("not an executable")
+            err.contains("Stockfish not found")
+                && err.contains("/nonexistent/stockfish")
+                && err.contains("not an executable"),
+            "{err}"
         );
         assert_eq!(
             select(EngineArg::Auto, missing).unwrap(),
+            ScorerKind::Builtin
+        );
+        assert_eq!(
+            select(EngineArg::Builtin, missing).unwrap(),
             ScorerKind::Builtin
         );
     }

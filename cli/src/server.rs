@@ -2,12 +2,8 @@
 //! `reconchess.RemoteGame` and `rc-connect` speak, as of reconchess 1.6.9).
 //!
 //! Every request carries HTTP basic auth and a time-out. Answers are JSON
-//! objects; chess values travel in reconchess's `ChessJSONEncoder` shape:
-//! squares as python-chess integers (a1 = 0 .. h8 = 63), moves as
-//! `{"type": "Move", "value": "e2e4"}`, pieces as
-//! `{"type": "Piece", "value": "P"}`, boards as `{"type": "Board", "value": FEN}`,
-//! win reasons as `{"type": "WinReason", "value": "KING_CAPTURE"}`, colours as
-//! booleans (`true` is white) and "nothing" as `null`.
+//! objects; chess values travel in reconchess's `ChessJSONEncoder` shape
+//! (see [`crate::chess_json`]).
 //!
 //! Failures are sorted the way reconchess sorts them: a 5xx answer, a
 //! connection that fails, resets or closes without an answer, a time-out and
@@ -16,6 +12,10 @@
 //! a configurable time); 401 is fatal ([`ApiError::Unauthorized`]); any other
 //! 4xx is the server refusing the request ([`ApiError::Rejected`]).
 
+use crate::chess_json::{
+    board_from_json, color_from_json, move_from_json, move_to_json, sense_result_from_json,
+    square_from_json, square_to_json, win_reason_from_json,
+};
 use base64::Engine as _;
 use rbc_core::{Board, Color, Move, Piece, Square};
 use serde_json::{Value, json};
@@ -287,111 +287,7 @@ impl ApiError {
     }
 }
 
-// ---- JSON encodings ---------------------------------------------------------------
-
-/// A square (`int` or `null`).
-pub fn square_from_json(v: &Value) -> Result<Option<Square>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Number(n) => n
-            .as_u64()
-            .and_then(|i| Square::try_index(usize::try_from(i).ok()?))
-            .map(Some)
-            .ok_or_else(|| format!("{n} is not a square (0..63)")),
-        other => Err(format!("expected a square or null, got {other}")),
-    }
-}
-
-/// A square as reconchess sends it.
-pub fn square_to_json(sq: Option<Square>) -> Value {
-    sq.map_or(Value::Null, |s| json!(s.index()))
-}
-
-/// The `value` of a `{"type": kind, "value": ...}` object, or `None` for `null`.
-fn typed<'v>(v: &'v Value, kind: &str) -> Result<Option<&'v str>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Object(map) => {
-            let ty = map.get("type").and_then(Value::as_str);
-            if ty != Some(kind) {
-                return Err(format!("expected a {kind}, got {v}"));
-            }
-            map.get("value")
-                .and_then(Value::as_str)
-                .map(Some)
-                .ok_or_else(|| format!("{kind} without a string value: {v}"))
-        }
-        other => Err(format!("expected a {kind} or null, got {other}")),
-    }
-}
-
-/// A move (`{"type": "Move", "value": "e2e4"}` or `null`; python-chess's
-/// null move `0000` is read as no move).
-pub fn move_from_json(v: &Value) -> Result<Option<Move>, String> {
-    match typed(v, "Move")? {
-        None | Some("0000") => Ok(None),
-        Some(uci) => uci
-            .parse()
-            .map(Some)
-            .map_err(|_| format!("bad move {uci:?}")),
-    }
-}
-
-/// A move as reconchess sends it.
-pub fn move_to_json(mv: Option<Move>) -> Value {
-    mv.map_or(
-        Value::Null,
-        |m| json!({"type": "Move", "value": m.to_string()}),
-    )
-}
-
-/// A piece (`{"type": "Piece", "value": "P"}` or `null`).
-pub fn piece_from_json(v: &Value) -> Result<Option<Piece>, String> {
-    match typed(v, "Piece")? {
-        None => Ok(None),
-        Some(s) => s.parse().map(Some).map_err(|_| format!("bad piece {s:?}")),
-    }
-}
-
-/// A board (`{"type": "Board", "value": FEN}`).
-pub fn board_from_json(v: &Value) -> Result<Board, String> {
-    let fen = typed(v, "Board")?.ok_or("expected a board, got null")?;
-    fen.parse().map_err(|e| format!("bad FEN {fen:?}: {e}"))
-}
-
-/// A colour (`true` is white) or `null`.
-pub fn color_from_json(v: &Value) -> Result<Option<Color>, String> {
-    match v {
-        Value::Null => Ok(None),
-        Value::Bool(true) => Ok(Some(Color::White)),
-        Value::Bool(false) => Ok(Some(Color::Black)),
-        other => Err(format!(
-            "expected a colour (true/false) or null, got {other}"
-        )),
-    }
-}
-
-/// A win reason's name (`{"type": "WinReason", "value": "KING_CAPTURE"}` or `null`).
-pub fn win_reason_from_json(v: &Value) -> Result<Option<String>, String> {
-    Ok(typed(v, "WinReason")?.map(str::to_string))
-}
-
-/// A sense result: `[[square, piece or null], ...]`.
-pub fn sense_result_from_json(v: &Value) -> Result<Vec<(Square, Option<Piece>)>, String> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| format!("expected a list, got {v}"))?;
-    items
-        .iter()
-        .map(|item| match item.as_array().map(Vec::as_slice) {
-            Some([sq, piece]) => Ok((
-                square_from_json(sq)?.ok_or("null square in a sense result")?,
-                piece_from_json(piece)?,
-            )),
-            _ => Err(format!("expected [square, piece], got {item}")),
-        })
-        .collect()
-}
+// ---- the API's own JSON values (chess values: crate::chess_json) -------------
 
 /// A move result: `[requested, taken, capture square]`.
 pub fn move_result_from_json(v: &Value) -> Result<MoveOutcome, String> {
@@ -721,6 +617,18 @@ impl RemoteGame<'_> {
             .post(&format!("{}{endpoint}", self.prefix), Some(body))
     }
 
+    /// `POST endpoint` with `{}`, for a request that only needs to be made
+    /// once: a refused repeat counts as done (the lost attempt was applied).
+    fn post_once(&self, endpoint: &str) -> Result<(), ApiError> {
+        match self.post(endpoint, &json!({})) {
+            Err(e) if e.is_refused_repeat() => {
+                eprintln!("{}{e} (taken as done)", self.client.log_prefix);
+                Ok(())
+            }
+            r => r.map(drop),
+        }
+    }
+
     fn path(&self, endpoint: &str) -> String {
         format!("{}{endpoint}", self.prefix)
     }
@@ -788,13 +696,7 @@ impl RemoteGame<'_> {
     /// `POST ready` with `{}`: we are ready to start. A refused repeat
     /// counts as done (the lost attempt was applied).
     pub fn ready(&self) -> Result<(), ApiError> {
-        match self.post("ready", &json!({})) {
-            Err(e) if e.is_refused_repeat() => {
-                eprintln!("{}{e} (taken as done)", self.client.log_prefix);
-                Ok(())
-            }
-            r => r.map(drop),
-        }
+        self.post_once("ready")
     }
 
     /// `GET is_my_turn` (the game loop reads `game_status` instead, as reconchess does).
@@ -828,13 +730,7 @@ impl RemoteGame<'_> {
     /// `POST end_turn` with `{}`. A refused repeat counts as done (the lost
     /// attempt was applied).
     pub fn end_turn(&self) -> Result<(), ApiError> {
-        match self.post("end_turn", &json!({})) {
-            Err(e) if e.is_refused_repeat() => {
-                eprintln!("{}{e} (taken as done)", self.client.log_prefix);
-                Ok(())
-            }
-            r => r.map(drop),
-        }
+        self.post_once("end_turn")
     }
 
     /// `GET game_status`: `{"is_over": bool, "is_my_turn": bool}`.
@@ -874,79 +770,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn moves_decode_and_encode() {
-        let v: Value = serde_json::from_str(r#"{"type": "Move", "value": "e2e4"}"#).unwrap();
-        let m = move_from_json(&v).unwrap().unwrap();
-        assert_eq!(m, "e2e4".parse::<Move>().unwrap());
-        assert_eq!(move_to_json(Some(m)), v);
-        let promo = json!({"type": "Move", "value": "a7a8n"});
-        assert_eq!(
-            move_from_json(&promo).unwrap().unwrap().to_string(),
-            "a7a8n"
-        );
-        assert_eq!(move_from_json(&Value::Null).unwrap(), None);
-        assert_eq!(move_to_json(None), Value::Null);
-        assert_eq!(
-            move_from_json(&json!({"type": "Move", "value": "0000"})).unwrap(),
-            None
-        );
-        assert!(move_from_json(&json!({"type": "Piece", "value": "P"})).is_err());
-        assert!(move_from_json(&json!({"type": "Move", "value": "e2"})).is_err());
-        assert!(move_from_json(&json!("e2e4")).is_err());
-    }
-
-    #[test]
-    fn squares_are_integers_from_a1() {
-        assert_eq!(square_from_json(&json!(0)).unwrap(), Some(Square::A1));
-        assert_eq!(square_from_json(&json!(63)).unwrap(), Some(Square::H8));
-        assert_eq!(square_from_json(&json!(28)).unwrap(), Some(Square::E4));
-        assert_eq!(square_from_json(&Value::Null).unwrap(), None);
-        assert!(square_from_json(&json!(64)).is_err());
-        assert!(square_from_json(&json!(-1)).is_err());
-        assert!(square_from_json(&json!("e4")).is_err());
-        assert_eq!(square_to_json(Some(Square::E4)), json!(28));
-        assert_eq!(square_to_json(None), Value::Null);
-    }
-
-    #[test]
-    fn pieces_boards_colours_and_reasons() {
-        let p = piece_from_json(&json!({"type": "Piece", "value": "q"}))
-            .unwrap()
-            .unwrap();
-        assert_eq!(p, Piece::from_char('q').unwrap());
-        assert_eq!(piece_from_json(&Value::Null).unwrap(), None);
-        let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-        let b = board_from_json(&json!({"type": "Board", "value": fen})).unwrap();
-        assert_eq!(b.to_string(), fen);
-        assert!(board_from_json(&Value::Null).is_err());
-        assert_eq!(color_from_json(&json!(true)).unwrap(), Some(Color::White));
-        assert_eq!(color_from_json(&json!(false)).unwrap(), Some(Color::Black));
-        assert_eq!(color_from_json(&Value::Null).unwrap(), None);
-        assert_eq!(
-            win_reason_from_json(&json!({"type": "WinReason", "value": "KING_CAPTURE"})).unwrap(),
-            Some("KING_CAPTURE".to_string())
-        );
-        assert_eq!(win_reason_from_json(&Value::Null).unwrap(), None);
-    }
-
-    #[test]
-    fn sense_and_move_results() {
-        let v: Value = serde_json::from_str(
-            r#"[[56, {"type": "Piece", "value": "r"}], [57, null], [48, {"type": "Piece", "value": "p"}]]"#,
-        )
-        .unwrap();
-        let r = sense_result_from_json(&v).unwrap();
-        assert_eq!(
-            r,
-            vec![
-                (Square::A8, Piece::from_char('r')),
-                (Square::B8, None),
-                (Square::A7, Piece::from_char('p')),
-            ]
-        );
-        assert_eq!(sense_result_from_json(&json!([])).unwrap(), vec![]);
-        assert!(sense_result_from_json(&json!([[56]])).is_err());
-
+    fn move_results() {
         let v = json!([{"type": "Move", "value": "a1a8"}, {"type": "Move", "value": "a1a5"}, 32]);
         let r = move_result_from_json(&v).unwrap();
         assert_eq!(r.requested, Some("a1a8".parse().unwrap()));

@@ -34,6 +34,10 @@ pub struct Args {
     /// One JSON object instead of a table.
     #[arg(long)]
     json: bool,
+    /// Instead: compare sense strategies on the sense corpus (every belief at
+    /// a sense point of the self-play games in fixtures/data).
+    #[arg(long)]
+    sense_corpus: bool,
 }
 
 /// One figure.
@@ -78,12 +82,23 @@ impl Memory {
         }
     }
     fn storage(&mut self) -> Storage<'_> {
-        Storage { hypotheses: &mut self.slots, table: &mut self.table, log: &mut self.log }
+        Storage {
+            hypotheses: &mut self.slots,
+            table: &mut self.table,
+            log: &mut self.log,
+        }
     }
     /// Times `op` on a fresh belief over `hyps`.
-    fn time(&mut self, own: Own, our_turn: bool, hyps: &[Hypothesis], op: impl FnOnce(&mut Belief<'_>)) -> f64 {
+    fn time(
+        &mut self,
+        own: Own,
+        our_turn: bool,
+        hyps: &[Hypothesis],
+        op: impl FnOnce(&mut Belief<'_>),
+    ) -> f64 {
         let cap = self.capacity;
-        let mut b = Belief::with_hypotheses(self.storage(), cap, own, our_turn, hyps, 7).expect("fits");
+        let mut b =
+            Belief::with_hypotheses(self.storage(), cap, own, our_turn, hyps, 7).expect("fits");
         let t = Instant::now();
         op(&mut b);
         t.elapsed().as_secs_f64()
@@ -101,14 +116,26 @@ struct Loaded {
 }
 
 fn load(name: &'static str, text: &str, sizing: &Sizing) -> Result<Loaded> {
-    let fixture = Fixture::parse(text).map_err(anyhow::Error::msg).context(name)?;
+    let fixture = Fixture::parse(text)
+        .map_err(anyhow::Error::msg)
+        .context(name)?;
     let mut mem = Memory::new(sizing);
     let cap = mem.capacity;
-    let mut b = fixture.replay(mem.storage(), cap).map_err(anyhow::Error::msg).context(name)?;
+    let mut b = fixture
+        .replay(mem.storage(), cap)
+        .map_err(anyhow::Error::msg)
+        .context(name)?;
     let (own, hyps) = (*b.own(), b.hypotheses().to_vec());
     apply(&mut b, &fixture.move_result).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     let (own_after, parents) = (*b.own(), b.hypotheses().to_vec());
-    Ok(Loaded { name, fixture, own, hyps, own_after, parents })
+    Ok(Loaded {
+        name,
+        fixture,
+        own,
+        hyps,
+        own_after,
+        parents,
+    })
 }
 
 /// Plays the fixture's observations into a fresh agent game.
@@ -118,7 +145,11 @@ fn agent_at(agent: &mut Agent, l: &Loaded) -> Result<()> {
         let r = match step {
             Step::OpponentMove(c) => agent.opponent_move(*c),
             Step::Sense(r) => agent.sense_result(r),
-            Step::MoveResult { requested, taken, capture } => agent.move_result(*requested, *taken, *capture),
+            Step::MoveResult {
+                requested,
+                taken,
+                capture,
+            } => agent.move_result(*requested, *taken, *capture),
             Step::Start { .. } | Step::End => continue,
         };
         r.map_err(|e| anyhow::anyhow!("{}: {e}", l.name))?;
@@ -126,18 +157,157 @@ fn agent_at(agent: &mut Agent, l: &Loaded) -> Result<()> {
     Ok(())
 }
 
+/// Mean and median of a list.
+fn mean_median(v: &mut [f64]) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (
+        v.iter().sum::<f64>() / v.len().max(1) as f64,
+        v.get(v.len() / 2).copied().unwrap_or(0.0),
+    )
+}
+
+/// Scores the three sense strategies on every belief of the sense corpus:
+/// the expected number of boards left (sum of squared part sizes over the
+/// total, the truth being any board alike) and the number actually left
+/// given the true position recorded in the corpus.
+fn sense_corpus(json: bool) -> Result<ExitCode> {
+    const WORK: usize = 1 << 22;
+    let mut mem = Memory::new(&Sizing {
+        capacity: WORK,
+        stash: 0,
+        log: 4096,
+        sense_sample: WORK,
+    });
+    let mut scratch = vec![0u64; sense::scratch_len(WORK)];
+    let mut rng = Rng::new(11);
+    let strategies = [
+        "window partition (rbc)",
+        "single-tile min-max (seed)",
+        "random interior",
+    ];
+    let mut expected: [Vec<f64>; 3] = Default::default();
+    let mut actual: [Vec<f64>; 3] = Default::default();
+    let mut sizes = Vec::new();
+    let mut belief: Option<Belief<'_>> = None;
+    for line in rbc_fixtures::SENSE_GAMES
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        let (step, _) = rbc_fixtures::parse(line).map_err(anyhow::Error::msg)?;
+        match step {
+            Step::Start { color, board } => {
+                let storage = match belief.take() {
+                    Some(b) => b.into_storage(),
+                    None => mem.storage(),
+                };
+                belief = Some(
+                    Belief::new(storage, WORK, &board, color, 1)
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                );
+            }
+            Step::End => {}
+            Step::Sense(_) => {
+                let b = belief.as_mut().context("corpus: sense before game_start")?;
+                let truth = rbc_fixtures::truth(line).context("corpus line without truth")?;
+                let hyps = b.hypotheses();
+                let mut chooser = Chooser::new(&mut scratch, WORK);
+                let mut by_center = [0.0f64; 64];
+                chooser
+                    .each_score(hyps, &|_| 1.0, &mut rng, |sc| {
+                        by_center[sc.center as usize] = sc.expected
+                    })
+                    .context("empty belief")?;
+                let ours = Chooser::new(&mut scratch, WORK)
+                    .choose(hyps, |_| 1.0, &mut rng)
+                    .context("empty")?
+                    .best
+                    .center;
+                let tile = sense::single_tile_minmax(hyps).context("empty")?;
+                let random = sense::random_interior(&mut rng);
+                for (k, center) in [ours, tile, random].into_iter().enumerate() {
+                    expected[k].push(by_center[center as usize]);
+                    let w = b
+                        .sense_window(&rbc_fixtures::sense_result(&truth, center))
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    actual[k].push(hyps.iter().filter(|h| w.matches(h)).count() as f64);
+                }
+                sizes.push(hyps.len() as f64);
+                apply(b, &step).map_err(|e| anyhow::anyhow!("corpus: {e}"))?;
+            }
+            ref other => {
+                let b = belief
+                    .as_mut()
+                    .context("corpus: observation before game_start")?;
+                apply(b, other).map_err(|e| anyhow::anyhow!("corpus: {e}"))?;
+            }
+        }
+    }
+    let (size_mean, size_median) = mean_median(&mut sizes);
+    let mut rows = Vec::new();
+    for k in 0..3 {
+        let (em, emed) = mean_median(&mut expected[k]);
+        let (am, amed) = mean_median(&mut actual[k]);
+        rows.push(serde_json::json!({"strategy": strategies[k], "expected_mean": em, "expected_median": emed, "actual_mean": am, "actual_median": amed}));
+    }
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(
+            &mut out,
+            &serde_json::json!({"beliefs": sizes.len(), "size_mean": size_mean, "size_median": size_median, "strategies": rows}),
+        )?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} beliefs (boards before sensing: mean {size_mean:.1}, median {size_median:.0})",
+            sizes.len()
+        )?;
+        writeln!(
+            out,
+            "{:<28} {:>14} {:>16} {:>12} {:>14}",
+            "strategy", "expected mean", "expected median", "actual mean", "actual median"
+        )?;
+        for r in &rows {
+            writeln!(
+                out,
+                "{:<28} {:>14.2} {:>16.2} {:>12.2} {:>14.1}",
+                r["strategy"].as_str().unwrap_or(""),
+                r["expected_mean"].as_f64().unwrap_or(0.0),
+                r["expected_median"].as_f64().unwrap_or(0.0),
+                r["actual_mean"].as_f64().unwrap_or(0.0),
+                r["actual_median"].as_f64().unwrap_or(0.0)
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs the benchmark.
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.sense_corpus {
+        return sense_corpus(args.json);
+    }
     let sizing = args.memory.sizing()?;
     let scorer = args.engine.scorer()?;
     let runs = args.runs as usize;
-    let wanted = |name: &str| args.fixtures.is_empty() || args.fixtures.iter().any(|f| f.eq_ignore_ascii_case(name));
+    let wanted = |name: &str| {
+        args.fixtures.is_empty() || args.fixtures.iter().any(|f| f.eq_ignore_ascii_case(name))
+    };
     if !args.fixtures.is_empty() && !BELIEFS.iter().any(|(n, _)| wanted(n)) {
-        bail!("no fixture named {:?} (there are 100, 10k, 100k, 1m)", args.fixtures);
+        bail!(
+            "no fixture named {:?} (there are 100, 10k, 100k, 1m)",
+            args.fixtures
+        );
     }
     let mut rows: Vec<Row> = Vec::new();
     let mut push = |fixture: &str, figure, value, unit, detail: String| {
-        rows.push(Row { fixture: fixture.to_string(), figure, value, unit, detail });
+        rows.push(Row {
+            fixture: fixture.to_string(),
+            figure,
+            value,
+            unit,
+            detail,
+        });
     };
     push(
         "-",
@@ -146,22 +316,47 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "B",
         "packed opponent half of a position".into(),
     );
-    push("-", "capacity", sizing.capacity as f64, "boards", format!("stash {} more", sizing.stash));
+    push(
+        "-",
+        "capacity",
+        sizing.capacity as f64,
+        "boards",
+        format!("stash {} more", sizing.stash),
+    );
     push(
         "-",
         "pool bytes",
-        ((sizing.capacity + sizing.stash) * std::mem::size_of::<Hypothesis>() + sizing.table_len() * 8) as f64,
+        ((sizing.capacity + sizing.stash) * std::mem::size_of::<Hypothesis>()
+            + sizing.table_len() * 8) as f64,
         "B",
-        format!("slots {} + dedup table {}", sizing.capacity + sizing.stash, sizing.table_len()),
+        format!(
+            "slots {} + dedup table {}",
+            sizing.capacity + sizing.stash,
+            sizing.table_len()
+        ),
     );
-    push("-", "storage bytes", sizing.storage_bytes() as f64, "B", "slots, table, log, sense scratch".into());
+    push(
+        "-",
+        "storage bytes",
+        sizing.storage_bytes() as f64,
+        "B",
+        "slots, table, log, sense scratch".into(),
+    );
 
     let mut mem = Memory::new(&sizing);
     let mut scratch = vec![0u64; sense::scratch_len(sizing.sense_sample)];
-    let builtin = AgentConfig { sizing: Sizing::with_capacity(sizing.capacity), scorer: ScorerKind::Builtin, ..AgentConfig::default() };
+    let builtin = AgentConfig {
+        sizing: Sizing::with_capacity(sizing.capacity),
+        scorer: ScorerKind::Builtin,
+        ..AgentConfig::default()
+    };
     let mut agents = vec![("builtin", Agent::new(builtin)?)];
     if scorer != ScorerKind::Builtin {
-        let cfg = AgentConfig { sizing: Sizing::with_capacity(sizing.capacity), scorer, ..AgentConfig::default() };
+        let cfg = AgentConfig {
+            sizing: Sizing::with_capacity(sizing.capacity),
+            scorer,
+            ..AgentConfig::default()
+        };
         agents.push(("stockfish", Agent::new(cfg)?));
     }
     for (name, text) in BELIEFS.iter().filter(|(n, _)| wanted(n)) {
@@ -170,6 +365,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // Expansion of the parents by the opponent's next move.
         let mut children = 0;
         let mut unique = 0;
+        let mut b_overflowed = false;
         let t = median(
             (0..runs)
                 .map(|_| {
@@ -177,18 +373,69 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         let before = b.stats().children;
                         apply(b, &l.fixture.opponent_move).expect("expansion");
                         children = b.stats().children - before;
-                        unique = b.len() + b.stats().stashed;
+                        unique = b.len();
+                        b_overflowed = b.stats().overflows > 0;
                     })
                 })
                 .collect(),
         );
-        push(name, "expansion", children as f64 / t, "children/s", format!("{} parents -> {children} children in {:.1} ms", l.parents.len(), t * 1e3));
-        let t = median((0..runs).map(|_| mem.time(l.own, true, &l.hyps, |b| apply(b, &l.fixture.sense).expect("sense"))).collect());
-        push(name, "sense filter", n as f64 / t, "boards/s", format!("{n} boards in {:.2} ms", t * 1e3));
-        let t = median(
-            (0..runs).map(|_| mem.time(l.own, true, &l.hyps, |b| apply(b, &l.fixture.move_result).expect("move"))).collect(),
+        push(
+            name,
+            "expansion",
+            children as f64 / t,
+            "children/s",
+            format!(
+                "{} parents -> {children} children in {:.1} ms",
+                l.parents.len(),
+                t * 1e3
+            ),
         );
-        push(name, "move-result filter", n as f64 / t, "boards/s", format!("{n} boards in {:.2} ms", t * 1e3));
+        push(
+            name,
+            "expansion (unique)",
+            unique as f64 / t,
+            "children/s",
+            format!(
+                "{unique} distinct children kept{}",
+                if b_overflowed {
+                    " (capacity reached: sampled)"
+                } else {
+                    ""
+                }
+            ),
+        );
+        let t = median(
+            (0..runs)
+                .map(|_| {
+                    mem.time(l.own, true, &l.hyps, |b| {
+                        apply(b, &l.fixture.sense).expect("sense")
+                    })
+                })
+                .collect(),
+        );
+        push(
+            name,
+            "sense filter",
+            n as f64 / t,
+            "boards/s",
+            format!("{n} boards in {:.2} ms", t * 1e3),
+        );
+        let t = median(
+            (0..runs)
+                .map(|_| {
+                    mem.time(l.own, true, &l.hyps, |b| {
+                        apply(b, &l.fixture.move_result).expect("move")
+                    })
+                })
+                .collect(),
+        );
+        push(
+            name,
+            "move-result filter",
+            n as f64 / t,
+            "boards/s",
+            format!("{n} boards in {:.2} ms", t * 1e3),
+        );
         let mut chooser = Chooser::new(&mut scratch, sizing.sense_sample);
         let mut rng = Rng::new(5);
         let mut scored = 0;
@@ -196,12 +443,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
             (0..runs)
                 .map(|_| {
                     let t = Instant::now();
-                    scored = chooser.choose(&l.hyps, |_| 1.0, &mut rng).map_or(0, |c| c.scored);
+                    scored = chooser
+                        .choose(&l.hyps, |_| 1.0, &mut rng)
+                        .map_or(0, |c| c.scored);
                     t.elapsed().as_secs_f64()
                 })
                 .collect(),
         );
-        push(name, "sense decision", t * 1e3, "ms", format!("{scored} of {n} boards scored (uniform sample above {})", sizing.sense_sample));
+        push(
+            name,
+            "sense decision",
+            t * 1e3,
+            "ms",
+            format!(
+                "{scored} of {n} boards scored (uniform sample above {})",
+                sizing.sense_sample
+            ),
+        );
         for (label, agent) in agents.iter_mut() {
             agent_at(agent, &l)?;
             let mut boards = 0;
@@ -215,11 +473,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     })
                     .collect(),
             );
-            push(name, if *label == "builtin" { "move decision (builtin)" } else { "move decision (stockfish)" }, t * 1e3, "ms", format!("{boards} boards scored, full-clock budget"));
+            push(
+                name,
+                if *label == "builtin" {
+                    "move decision (builtin)"
+                } else {
+                    "move decision (stockfish)"
+                },
+                t * 1e3,
+                "ms",
+                format!("{boards} boards scored, full-clock budget"),
+            );
         }
     }
     if let Some(rss) = peak_rss() {
-        push("-", "peak RSS", rss as f64, "B", "whole process (VmHWM)".into());
+        push(
+            "-",
+            "peak RSS",
+            rss as f64,
+            "B",
+            "whole process (VmHWM)".into(),
+        );
     }
 
     let mut out = std::io::stdout().lock();
@@ -227,10 +501,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
         serde_json::to_writer_pretty(&mut out, &serde_json::json!({"rows": rows, "runs": runs}))?;
         writeln!(out)?;
     } else {
-        writeln!(out, "{:<9} {:<28} {:>16} {:<11} {}", "fixture", "figure", "value", "unit", "detail")?;
+        writeln!(
+            out,
+            "{:<9} {:<28} {:>16} {:<11} detail",
+            "fixture", "figure", "value", "unit"
+        )?;
         for r in &rows {
-            let v = if r.value >= 1e6 { format!("{:.2e}", r.value) } else { format!("{:.2}", r.value) };
-            writeln!(out, "{:<9} {:<28} {:>16} {:<11} {}", r.fixture, r.figure, v, r.unit, r.detail)?;
+            let v = if r.value >= 1e6 {
+                format!("{:.2e}", r.value)
+            } else {
+                format!("{:.2}", r.value)
+            };
+            writeln!(
+                out,
+                "{:<9} {:<28} {:>16} {:<11} {}",
+                r.fixture, r.figure, v, r.unit, r.detail
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

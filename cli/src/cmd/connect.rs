@@ -18,9 +18,8 @@
 //! `winner_color`, `win_reason` and `game_history`. One line per turn and a
 //! result line go to stderr. See `docs/connect.md`.
 
-use crate::agent::{Agent, AgentConfig, Sizing, parse_size};
-use crate::cmd::track::{EngineArg, Evaluator, choose_evaluator};
-use crate::scorer::ScorerKind;
+use crate::agent::{Agent, AgentConfig, Sizing};
+use crate::args::{EngineArgs, MemoryArgs, non_negative_seconds};
 use crate::server::{
     self, ApiError, Client, ClientConfig, Credentials, DEFAULT_SERVER, PROTOCOL_VERSION,
     RetryPolicy,
@@ -37,6 +36,15 @@ use std::time::{Duration, Instant};
 
 /// Options shared by `rbc connect` and `rbc play-remote`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(
+    mut_arg("capacity", |a| a.help(
+        "Active hypotheses per game [default: 1000000 when one game is played at \
+         a time, else shared out between the games played at once, at least 100000 each]"
+    )),
+    mut_arg("memory", |a| a.help(
+        "Size each game's belief to a memory budget instead, e.g. 256MiB"
+    )),
+)]
 pub struct ServerArgs {
     /// The reconchess server.
     #[arg(long, value_name = "URL", default_value = DEFAULT_SERVER)]
@@ -45,21 +53,10 @@ pub struct ServerArgs {
     /// else from a prompt that does not echo.
     #[arg(long)]
     pub username: String,
-    /// Evaluator for move choice: Stockfish if found (auto), Stockfish or
-    /// fail (stockfish), or the built-in evaluator (builtin).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
-    /// Stockfish executable (otherwise $STOCKFISH_EXECUTABLE, `stockfish`
-    /// on PATH, /usr/games/stockfish).
-    #[arg(long, value_name = "PATH")]
-    pub stockfish: Option<PathBuf>,
-    /// Active hypotheses per game [default: 1000000 for one game at a time,
-    /// else 1000000 / N, at least 100000].
-    #[arg(long, value_name = "N", conflicts_with = "memory", value_parser = clap::value_parser!(u64).range(1..))]
-    pub capacity: Option<u64>,
-    /// Size each game's belief to a memory budget instead (e.g. 256MiB).
-    #[arg(long, value_name = "SIZE")]
-    pub memory: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Seed for every random choice (game thread i uses seed + i).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -76,7 +73,7 @@ pub struct ServerArgs {
     /// The clock increment the bot plans with [default: the server does not
     /// tell; assumed to be the starting clock / 180, at most 5 s: 900 s + 5 s
     /// on the public server].
-    #[arg(long, value_name = "SECS", value_parser = parse_non_negative)]
+    #[arg(long, value_name = "SECS", value_parser = non_negative_seconds)]
     pub increment: Option<f64>,
     /// Save each game's history (reconchess GameHistory JSON) there.
     #[arg(long, value_name = "DIR")]
@@ -113,13 +110,6 @@ fn parse_positive(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_non_negative(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a number of seconds (0 or more)")),
-    }
-}
-
 // ---- set-up -------------------------------------------------------------------------
 
 /// The password: $RBC_PASSWORD, or a prompt on the terminal without echo.
@@ -136,19 +126,6 @@ fn password(args: &ServerArgs) -> Result<String> {
     .context("no RBC_PASSWORD in the environment and no terminal to ask for the password")
 }
 
-/// The evaluator, as `rbc track` maps `--engine` and `--stockfish`.
-fn scorer_kind(args: &ServerArgs) -> Result<ScorerKind> {
-    Ok(
-        match choose_evaluator(args.engine, args.stockfish.as_deref())? {
-            Evaluator::Builtin => ScorerKind::Builtin,
-            Evaluator::Stockfish(path) => ScorerKind::Stockfish {
-                path,
-                nodes: crate::scorer::DEFAULT_NODES,
-            },
-        },
-    )
-}
-
 /// The belief capacity per game when none is given: the default for one
 /// game at a time, shared out between `games` otherwise.
 pub fn default_capacity(games: usize) -> usize {
@@ -160,15 +137,10 @@ pub fn default_capacity(games: usize) -> usize {
 }
 
 fn agent_config(args: &ServerArgs, games: usize) -> Result<AgentConfig> {
-    let sizing = match (&args.capacity, &args.memory) {
-        (Some(n), _) => Sizing::with_capacity(usize::try_from(*n).context("capacity too large")?),
-        (None, Some(m)) => Sizing::with_memory(parse_size(m)?)?,
-        (None, None) => Sizing::with_capacity(default_capacity(games)),
-    };
     Ok(AgentConfig {
-        sizing,
+        sizing: args.memory.sizing_or(default_capacity(games))?,
         seed: args.seed,
-        scorer: scorer_kind(args)?,
+        scorer: args.engine.scorer()?,
         ..AgentConfig::default()
     })
 }

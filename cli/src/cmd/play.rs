@@ -6,10 +6,11 @@
 //! `--json`) from the first named player's point of view (rbc's, if it plays
 //! second). See docs/play.md.
 
-use crate::agent::{Sizing, parse_size};
-use crate::arbiter::{GameOutcome, GameSettings, RealTime, TurnEvent, WinReason, play_game};
+use crate::arbiter::{
+    GameOutcome, GameSettings, Player, RealTime, TurnEvent, WinReason, play_game,
+};
+use crate::args::{EngineArgs, MemoryArgs, non_negative_seconds};
 use crate::players::{self, Kind, PlayerOptions};
-use crate::scorer::{self, EngineArg};
 use crate::stats::{self, EloEstimate, format_elo};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -25,6 +26,20 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Arguments of `rbc play`.
 #[derive(clap::Args, Debug)]
+#[command(
+    mut_arg("stockfish", |a| a.help(
+        "Stockfish executable, for --engine and for the trout player (otherwise \
+         $STOCKFISH_EXECUTABLE, `stockfish` on PATH, /usr/games/stockfish)"
+    )),
+    mut_arg("capacity", |a| a.help(
+        "Active boards each rbc player's belief may hold; the stash for recovery \
+         adds half as many [default: 1000000]"
+    )),
+    mut_arg("memory", |a| a.help(
+        "Size each rbc player's belief to a memory budget instead, e.g. 256MiB \
+         (belief, tables and the rest of the process)"
+    )),
+)]
 pub struct Args {
     /// The white player (with --black; alternates in a match).
     #[arg(long, value_enum, value_name = "NAME", conflicts_with = "opponent")]
@@ -45,20 +60,12 @@ pub struct Args {
     #[arg(long, default_value_t = 900.0, value_parser = parse_seconds)]
     pub seconds: f64,
     /// Seconds added after each turn.
-    #[arg(long, default_value_t = 5.0, value_parser = parse_increment)]
+    #[arg(long, default_value_t = 5.0, value_parser = non_negative_seconds)]
     pub increment: f64,
-    /// The evaluator behind rbc's move choice.
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    pub engine: EngineArg,
-    /// The Stockfish binary (for --engine and the trout player).
-    #[arg(long, value_name = "PATH")]
-    pub stockfish: Option<PathBuf>,
-    /// rbc's belief capacity in boards [default: 1000000].
-    #[arg(long, value_name = "N", conflicts_with = "memory", value_parser = clap::value_parser!(u64).range(1..))]
-    pub capacity: Option<u64>,
-    /// rbc's memory budget per player instead (e.g. 256MiB).
-    #[arg(long, value_name = "SIZE")]
-    pub memory: Option<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Seed of every random choice [default: from the clock, reported].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -86,15 +93,8 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
-fn parse_increment(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !v.is_finite() || v < 0.0 {
-        return Err("the increment must be a finite number of seconds, at least 0".into());
-    }
-    Ok(v)
-}
+/// The two players of a match, by slot.
+type Seats = [Box<dyn Player>; 2];
 
 /// Everything a match needs, resolved from the arguments.
 struct Setup {
@@ -130,17 +130,10 @@ impl Setup {
             kinds.map(|k| k.cli_name().to_string())
         };
         let focus = usize::from(kinds[0] != Kind::Rbc && kinds[1] == Kind::Rbc);
-        let sizing = match (&args.capacity, &args.memory) {
-            (Some(n), _) => {
-                Sizing::with_capacity(usize::try_from(*n).context("capacity too large")?)
-            }
-            (None, Some(m)) => Sizing::with_memory(parse_size(m)?)?,
-            (None, None) => Sizing::with_capacity(Sizing::DEFAULT_CAPACITY),
-        };
         let options = PlayerOptions {
-            sizing,
-            scorer: scorer::select(args.engine, args.stockfish.as_deref())?,
-            stockfish: args.stockfish.clone(),
+            sizing: args.memory.sizing()?,
+            scorer: args.engine.scorer()?,
+            stockfish: args.engine.stockfish.clone(),
         };
         for k in kinds {
             players::check_available(k, &options)?;
@@ -185,6 +178,36 @@ impl Setup {
     /// Which slot plays white in game `index` (colours alternate).
     fn white_slot(index: usize) -> usize {
         index % 2
+    }
+
+    /// Both players, seeded for worker `worker` (reused for all its games).
+    fn seats(&self, worker: usize) -> Result<Seats> {
+        Ok([
+            players::create(self.kinds[0], &self.options, self.player_seed(worker, 0))?,
+            players::create(self.kinds[1], &self.options, self.player_seed(worker, 1))?,
+        ])
+    }
+
+    /// Plays game `index` between the seats, each slot on its colour.
+    fn play(
+        &self,
+        seats: &mut Seats,
+        index: usize,
+        on_turn: &mut dyn FnMut(&TurnEvent<'_>),
+    ) -> Result<GameOutcome> {
+        let [a, b] = seats;
+        let (white, black) = if Setup::white_slot(index) == 0 {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        play_game(
+            white.as_mut(),
+            black.as_mut(),
+            self.settings,
+            &RealTime::default(),
+            on_turn,
+        )
     }
 
     fn clock(&self) -> String {
@@ -263,10 +286,7 @@ fn save_history(setup: &Setup, index: usize, outcome: &GameOutcome) -> Result<Op
 
 fn watch(setup: &Setup, args: &Args) -> Result<ExitCode> {
     let white_slot = Setup::white_slot(0);
-    let mut seats = [
-        players::create(setup.kinds[0], &setup.options, setup.player_seed(0, 0))?,
-        players::create(setup.kinds[1], &setup.options, setup.player_seed(0, 1))?,
-    ];
+    let mut seats = setup.seats(0)?;
     let labels = [
         setup.labels[white_slot].clone(),
         setup.labels[1 - white_slot].clone(),
@@ -286,23 +306,15 @@ fn watch(setup: &Setup, args: &Args) -> Result<ExitCode> {
     }
     let mut io_error: Option<std::io::Error> = None;
     let mut half = 0usize;
-    let [a, b] = &mut seats;
-    let (white, black) = if white_slot == 0 { (a, b) } else { (b, a) };
-    let outcome = play_game(
-        white.as_mut(),
-        black.as_mut(),
-        setup.settings,
-        &RealTime::default(),
-        &mut |ev| {
-            half += 1;
-            if show && io_error.is_none() {
-                let text = render_turn(half, ev, &labels, args.unicode);
-                if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-                    io_error = Some(e);
-                }
+    let outcome = setup.play(&mut seats, 0, &mut |ev| {
+        half += 1;
+        if show && io_error.is_none() {
+            let text = render_turn(half, ev, &labels, args.unicode);
+            if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+                io_error = Some(e);
             }
-        },
-    )?;
+        }
+    })?;
     if let Some(e) = io_error {
         return Err(e.into());
     }
@@ -554,33 +566,22 @@ fn work(
     stop: &AtomicBool,
     tx: mpsc::Sender<Result<GameRecord>>,
 ) {
-    let mut seats: Option<[Box<dyn crate::arbiter::Player>; 2]> = None;
+    let mut seats: Option<Seats> = None;
     while !stop.load(Ordering::Relaxed) {
         let index = next.fetch_add(1, Ordering::Relaxed);
         if index >= setup.games {
             break;
         }
         let result = (|| -> Result<GameRecord> {
-            if seats.is_none() {
-                seats = Some([
-                    players::create(setup.kinds[0], &setup.options, setup.player_seed(worker, 0))?,
-                    players::create(setup.kinds[1], &setup.options, setup.player_seed(worker, 1))?,
-                ]);
-            }
-            let [a, b] = seats.as_mut().expect("seats were just made");
-            let white_slot = Setup::white_slot(index);
-            let (white, black) = if white_slot == 0 { (a, b) } else { (b, a) };
-            let outcome = play_game(
-                white.as_mut(),
-                black.as_mut(),
-                setup.settings,
-                &RealTime::default(),
-                &mut |_| {},
-            )?;
+            let seats = match &mut seats {
+                Some(s) => s,
+                None => seats.insert(setup.seats(worker)?),
+            };
+            let outcome = setup.play(seats, index, &mut |_| {})?;
             let history_path = save_history(setup, index, &outcome)?;
             Ok(GameRecord {
                 index,
-                white_slot,
+                white_slot: Setup::white_slot(index),
                 outcome,
                 history_path,
             })
@@ -845,10 +846,11 @@ mod tests {
             jobs: 4,
             seconds: 10.0,
             increment: 0.0,
-            engine: EngineArg::Auto,
-            stockfish: None,
-            capacity: Some(100),
-            memory: None,
+            engine: EngineArgs::default(),
+            memory: MemoryArgs {
+                capacity: Some(100),
+                memory: None,
+            },
             seed: Some(9),
             history_dir: None,
             json: true,

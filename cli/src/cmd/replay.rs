@@ -5,7 +5,8 @@
 //! opponent's pieces may stand.
 
 use super::play::{board_lines, describe_capture, describe_move, describe_sense};
-use crate::agent::{Agent, AgentConfig, Sizing, parse_size};
+use crate::agent::{Agent, AgentConfig};
+use crate::args::{ColorArg, MemoryArgs};
 use crate::history::{GameHistory, Turn};
 use anyhow::{Context, Result};
 use rbc_core::belief::Belief;
@@ -14,15 +15,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// A side, for `--as`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Side {
-    /// White's view.
-    White,
-    /// Black's view.
-    Black,
-}
-
 /// Arguments of `rbc replay`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -30,13 +22,9 @@ pub struct Args {
     pub file: PathBuf,
     /// Whose belief to re-track [default: the first side named rbc, else white].
     #[arg(long = "as", value_enum, value_name = "SIDE")]
-    pub side: Option<Side>,
-    /// Belief capacity in boards [default: 1000000].
-    #[arg(long, value_name = "N", conflicts_with = "memory", value_parser = clap::value_parser!(u64).range(1..))]
-    pub capacity: Option<u64>,
-    /// Memory budget for the belief instead (e.g. 256MiB).
-    #[arg(long, value_name = "SIZE")]
-    pub memory: Option<String>,
+    pub side: Option<ColorArg>,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
     /// Draw boards with chess glyphs instead of letters.
     #[arg(long)]
     pub unicode: bool,
@@ -46,18 +34,13 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let h = GameHistory::load(&args.file)?;
     let tracked = match args.side {
-        Some(Side::White) => Color::White,
-        Some(Side::Black) => Color::Black,
+        Some(side) => side.into(),
         None => Color::ALL
             .into_iter()
             .find(|&c| h.name(c) == "rbc")
             .unwrap_or(Color::White),
     };
-    let sizing = match (&args.capacity, &args.memory) {
-        (Some(n), _) => Sizing::with_capacity(usize::try_from(*n).context("capacity too large")?),
-        (None, Some(m)) => Sizing::with_memory(parse_size(m)?)?,
-        (None, None) => Sizing::with_capacity(Sizing::DEFAULT_CAPACITY),
-    };
+    let sizing = args.memory.sizing()?;
     let mut agent = Agent::new(AgentConfig {
         sizing,
         ..AgentConfig::default()
@@ -266,6 +249,7 @@ fn heat_map(belief: &Belief<'_>, us: Color) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agent::Sizing;
 
     #[test]
     fn the_opening_heat_map_is_certain() {

@@ -9,16 +9,15 @@
 //! answered with `{"error": ..., "line": K}`. Input is read in bounded
 //! chunks, so an over-long line is skipped without being held in memory.
 
-use crate::agent::{Agent, AgentConfig, Sizing, parse_size};
+use crate::agent::{Agent, AgentConfig};
+use crate::args::{ColorArg, EngineArgs, MemoryArgs};
 use crate::protocol::{
     self, Ack, BoardsReply, ContainsReply, CountReply, ErrorReply, Event, MoveReply, Query, Reply,
     Request, SenseReply, StatsReply,
 };
-use crate::scorer::ScorerKind;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use rbc_core::Color;
 use std::io::{self, BufRead, Write};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `rbc track`.
@@ -27,143 +26,13 @@ pub struct Args {
     /// Our colour; `game_start` must then agree with it.
     #[arg(long, value_enum)]
     color: Option<ColorArg>,
-    /// Active hypotheses to keep (default 1000000).
-    #[arg(long, conflicts_with = "memory", value_parser = clap::value_parser!(u64).range(1..))]
-    capacity: Option<u64>,
-    /// Size the belief to a memory budget instead, e.g. 64MiB or 2GiB.
-    #[arg(long, value_name = "SIZE")]
-    memory: Option<String>,
+    #[command(flatten)]
+    memory: MemoryArgs,
     /// Seed for every random choice.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Evaluator for move choice: Stockfish if found (auto), Stockfish or
-    /// fail (stockfish), or the built-in evaluator (builtin).
-    #[arg(long, value_enum, default_value_t = EngineArg::Auto)]
-    engine: EngineArg,
-    /// Stockfish executable (otherwise $STOCKFISH_EXECUTABLE, `stockfish`
-    /// on PATH, /usr/games/stockfish).
-    #[arg(long, value_name = "PATH")]
-    stockfish: Option<PathBuf>,
-}
-
-#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
-enum ColorArg {
-    White,
-    Black,
-}
-
-impl From<ColorArg> for Color {
-    fn from(c: ColorArg) -> Color {
-        match c {
-            ColorArg::White => Color::White,
-            ColorArg::Black => Color::Black,
-        }
-    }
-}
-
-/// `--engine`.
-#[derive(clap::ValueEnum, Copy, Clone, Debug, PartialEq, Eq)]
-pub enum EngineArg {
-    /// Stockfish if one is found, else the built-in evaluator.
-    Auto,
-    /// Stockfish; fail at start if none is found.
-    Stockfish,
-    /// The built-in evaluator.
-    Builtin,
-}
-
-// ---- engine selection ----------------------------------------------------------
-
-/// The evaluator chosen at start.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Evaluator {
-    /// The built-in evaluator.
-    Builtin,
-    /// Stockfish at this path.
-    Stockfish(PathBuf),
-}
-
-/// Finds Stockfish: `explicit` (`--stockfish PATH`) if given, and then only
-/// that; else `$STOCKFISH_EXECUTABLE`, `stockfish` on `PATH`,
-/// `/usr/games/stockfish`, the first that is an executable file.
-///
-/// # Errors
-/// What was tried, when nothing was found.
-pub fn find_stockfish(explicit: Option<&Path>) -> Result<PathBuf, String> {
-    if let Some(path) = explicit {
-        return if is_executable(path) {
-            Ok(path.to_path_buf())
-        } else {
-            Err(format!(
-                "Stockfish not found: --stockfish {} is not an executable file",
-                path.display()
-            ))
-        };
-    }
-    let from_env = std::env::var_os("STOCKFISH_EXECUTABLE")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from);
-    let on_path = std::env::var_os("PATH")
-        .map(|p| {
-            std::env::split_paths(&p)
-                .map(|dir| dir.join("stockfish"))
-                .collect::<Vec<_>>()
-        })
-        .unwrap_or_default();
-    from_env
-        .into_iter()
-        .chain(on_path)
-        .chain([PathBuf::from("/usr/games/stockfish")])
-        .find(|p| is_executable(p))
-        .ok_or_else(|| {
-            "Stockfish not found (tried $STOCKFISH_EXECUTABLE, stockfish on PATH and /usr/games/stockfish); \
-             install it, pass --stockfish PATH, or use --engine builtin"
-                .to_string()
-        })
-}
-
-fn is_executable(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
-}
-
-/// Resolves `--engine` and `--stockfish`.
-///
-/// # Errors
-/// `--engine stockfish` when no Stockfish is found.
-pub fn choose_evaluator(engine: EngineArg, stockfish: Option<&Path>) -> Result<Evaluator> {
-    Ok(match engine {
-        EngineArg::Builtin => Evaluator::Builtin,
-        EngineArg::Stockfish => {
-            Evaluator::Stockfish(find_stockfish(stockfish).map_err(anyhow::Error::msg)?)
-        }
-        EngineArg::Auto => {
-            find_stockfish(stockfish).map_or(Evaluator::Builtin, Evaluator::Stockfish)
-        }
-    })
-}
-
-/// The scorer for the chosen evaluator (the `stats` query reports the one
-/// actually in use, which falls back to the built-in evaluator if Stockfish
-/// fails twice in a game).
-fn scorer_kind(evaluator: &Evaluator) -> ScorerKind {
-    match evaluator {
-        Evaluator::Builtin => ScorerKind::Builtin,
-        Evaluator::Stockfish(path) => ScorerKind::Stockfish {
-            path: path.clone(),
-            nodes: crate::scorer::DEFAULT_NODES,
-        },
-    }
+    #[command(flatten)]
+    engine: EngineArgs,
 }
 
 // ---- bounded line reading ------------------------------------------------------
@@ -431,25 +300,14 @@ impl Tracker {
     }
 }
 
-/// The sizing from `--capacity` / `--memory`.
-fn sizing(args: &Args) -> Result<Sizing> {
-    Ok(match (&args.memory, args.capacity) {
-        (Some(_), Some(_)) => bail!("--capacity and --memory cannot be used together"),
-        (Some(mem), None) => Sizing::with_memory(parse_size(mem)?).context("--memory")?,
-        (None, Some(n)) => {
-            Sizing::with_capacity(usize::try_from(n).context("--capacity is too large")?)
-        }
-        (None, None) => Sizing::with_capacity(Sizing::DEFAULT_CAPACITY),
-    })
-}
-
 /// Runs the tracker until end of input.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let evaluator = choose_evaluator(args.engine, args.stockfish.as_deref())?;
+    // The `stats` query reports the evaluator actually in use, which falls
+    // back to the built-in one if Stockfish fails twice in a game.
     let config = AgentConfig {
-        sizing: sizing(&args)?,
+        sizing: args.memory.sizing()?,
         seed: args.seed,
-        scorer: scorer_kind(&evaluator),
+        scorer: args.engine.scorer()?,
         ..AgentConfig::default()
     };
     let agent = Agent::new(config)?;
@@ -502,19 +360,5 @@ mod tests {
         assert_eq!(lines(b"abc\n", 6), vec![b("abc")]);
         assert_eq!(lines(b"abcdef\r\n", 6), vec![b("abcdef")]);
         assert_eq!(lines(b"abcdefg\r\n", 6), vec![Line::TooLong]);
-    }
-
-    #[test]
-    fn an_explicit_stockfish_path_is_authoritative() {
-        assert!(find_stockfish(Some(Path::new("/nonexistent/stockfish"))).is_err());
-        assert!(choose_evaluator(EngineArg::Stockfish, Some(Path::new("/nonexistent"))).is_err());
-        assert_eq!(
-            choose_evaluator(EngineArg::Auto, Some(Path::new("/nonexistent"))).unwrap(),
-            Evaluator::Builtin
-        );
-        assert_eq!(
-            choose_evaluator(EngineArg::Builtin, None).unwrap(),
-            Evaluator::Builtin
-        );
     }
 }

@@ -309,7 +309,9 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[test]
 fn a_white_game_tracks_the_opponent_exactly() {
-    let mut t = Track::new();
+    // The built-in evaluator whether or not a Stockfish is installed: the
+    // `stats` query below names it.
+    let mut t = Track::with_args(&["--engine", "builtin"]);
     assert_eq!(t.ok(game_start("white")), 1);
     // reconchess reports "no capture" to white before its first sense: nothing changes.
     assert_eq!(t.ok(opponent_move(None)), 1);
