@@ -22,7 +22,9 @@ for s = 0 symmetrically (-inf, Elo(1 - 0.05 ** (1/N))].
 import argparse
 import collections
 import concurrent.futures
+import contextlib
 import datetime
+import io
 import json
 import logging
 import math
@@ -139,6 +141,8 @@ def summarize(records: Iterable[dict]) -> Dict[str, dict]:
             "rbc_timeout_losses": sum(1 for r in rs if r["result"] == "loss" and r["reason"] == "TIMEOUT"),
             "rejected_actions": sum(r.get("rejected_actions") or 0 for r in rs),
             "turns_mean": (sum(r["turns"] for r in played) / len(played)) if played else None,
+            "opponent_engine_died_games": sum(1 for r in rs if r.get("opponent_engine_died")),
+            "without_opponent_engine_deaths": _wld_counts([r for r in rs if not r.get("opponent_engine_died")]),
             "engines": sorted({str(r.get("engine")) for r in rs}),
             "losses_detail": [
                 {"game": r["game"], "rbc_color": r["rbc_color"], "reason": r["reason"], "history": r.get("history")}
@@ -190,9 +194,17 @@ def format_summary(summary: Dict[str, dict]) -> str:
                 )
             )
         lines.append("    engine: {}; rejected actions: {}".format(", ".join(s["engines"]), s["rejected_actions"]))
+        if s.get("opponent_engine_died_games"):
+            lines.append("    the opponent's Stockfish died (it then passes) in {} games; without them: {}".format(
+                s["opponent_engine_died_games"], _wld(s["without_opponent_engine_deaths"])))
         for d in s["losses_detail"]:
             lines.append("    lost/error game {} (rbc {}): {} {}".format(d["game"], d["rbc_color"], d["reason"], d["history"]))
     return "\n".join(lines)
+
+
+def _wld_counts(rs: List[dict]) -> dict:
+    c = collections.Counter(r["result"] for r in rs)
+    return {"win": c["win"], "loss": c["loss"], "draw": c["draw"], "error": c["error"]}
 
 
 def _wld(c: dict) -> str:
@@ -227,21 +239,25 @@ def play_game(task: dict) -> dict:
     error = None
     history = None
     winner = reason = None
+    # The bots print (TroutBot: "Stockfish Engine died" when its engine crashes,
+    # after which it passes every move); keep that out of our stdout.
+    printed = io.StringIO()
     try:
-        rbc = RbcPlayer(
-            rbc_bin=task["rbc_bin"],
-            engine=task.get("engine"),
-            capacity=task.get("capacity"),
-            memory=task.get("memory"),
-            seed=task.get("seed"),
-            extra_args=task.get("rbc_args") or (),
-            seconds=task["seconds"],
-            increment=task["increment"],
-        )
-        opponent = _opponent(opp_name)
-        white, black = (rbc, opponent) if rbc_white else (opponent, rbc)
-        winner, win_reason, history = play_local_game(white, black, game=game)
-        reason = None if win_reason is None else win_reason.name
+        with contextlib.redirect_stdout(printed):
+            rbc = RbcPlayer(
+                rbc_bin=task["rbc_bin"],
+                engine=task.get("engine"),
+                capacity=task.get("capacity"),
+                memory=task.get("memory"),
+                seed=task.get("seed"),
+                extra_args=task.get("rbc_args") or (),
+                seconds=task["seconds"],
+                increment=task["increment"],
+            )
+            opponent = _opponent(opp_name)
+            white, black = (rbc, opponent) if rbc_white else (opponent, rbc)
+            winner, win_reason, history = play_local_game(white, black, game=game)
+            reason = None if win_reason is None else win_reason.name
     except Exception:
         error = traceback.format_exc()
         try:
@@ -284,6 +300,17 @@ def play_game(task: dict) -> dict:
         except Exception:
             path = None
 
+    opponent_passes = None
+    if history is not None and not history.is_empty():
+        try:
+            opponent_passes = sum(
+                1
+                for t in history.turns(not rbc_color)
+                if history.has_move(t) and history.requested_move(t) is None
+            )
+        except Exception:
+            opponent_passes = None
+
     clock_used = final_clock = None
     if rbc is not None and error is None:
         final_clock = game.seconds_left_by_color[rbc_color]
@@ -304,6 +331,9 @@ def play_game(task: dict) -> dict:
         "opponent_final_clock": game.seconds_left_by_color[not rbc_color],
         "rejected_actions": rbc.rejected_actions if rbc is not None else 0,
         "engine": (rbc.engine_stats or {}).get("engine") if rbc is not None else None,
+        "opponent_engine_died": "Stockfish Engine died" in printed.getvalue(),
+        "opponent_passes": opponent_passes,
+        "printed": printed.getvalue()[-2000:],
         "seed": task.get("seed"),
         "history": path,
         "error": error,
