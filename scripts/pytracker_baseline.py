@@ -24,7 +24,10 @@ from reconchess.utilities import (add_pawn_queen_promotion, capture_square_of_mo
 
 
 def key(board):
-    return board.fen(en_passant="legal").rsplit(" ", 2)[0]
+    # X-FEN: the en-passant square counts whenever a pseudo-legal en-passant
+    # capture exists (RBC has no check, so "legal" would wrongly merge a board
+    # whose capture is only pseudo-legal with its twin without the square).
+    return board.fen(en_passant="xfen").rsplit(" ", 2)[0]
 
 
 def expand(boards, capture):

@@ -64,15 +64,13 @@ class Side:
         # Only a drop (the stash itself full) may lose the true board.
         assert contains or count["dropped"] > 0, (what, truth.fen(), count)
         if self.boards is not None and count["stashed"] == 0 and count["dropped"] == 0:
-            # Every board the brute-force tracker holds is in rbc's belief.
-            # (Exact equality is not asserted: on one of these games rbc
-            # holds two boards more than the python-chess tracker after an
-            # opponent move; that difference is still being investigated.)
+            # Exactly the boards of the brute-force tracker, both keyed by
+            # X-FEN identity.
             fens = self.track.send({"query": "boards", "limit": BRUTE_LIMIT * 40})["fens"]
             mine = {xkey(chess.Board(f)) for f in fens}
             theirs = {xkey(b) for b in self.boards}
-            assert theirs <= mine, (what, truth.fen(), sorted(theirs - mine)[:3])
-            assert count["boards"] == len(fens)
+            assert theirs == mine, (what, truth.fen(), sorted(theirs - mine)[:3], sorted(mine - theirs)[:3])
+            assert count["boards"] == len(fens) == len(theirs)
 
     def opponent_move(self, capture, truth):
         self.track.send({"event": "opponent_move",
