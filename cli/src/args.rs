@@ -4,6 +4,7 @@
 //! rewords the help with `#[command(mut_arg(...))]`.
 
 use crate::agent::{Sizing, parse_size};
+use crate::profile::ProfileFile;
 use crate::scorer::{self, EngineArg, ScorerKind};
 use anyhow::{Context, Result};
 use rbc_core::Color;
@@ -71,6 +72,26 @@ impl EngineArgs {
     /// `--engine stockfish` without a Stockfish.
     pub fn scorer(&self) -> Result<ScorerKind> {
         scorer::select(self.engine, self.stockfish.as_deref())
+    }
+}
+
+/// `--profile FILE`: per-phase timings and belief sizes as JSON lines.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ProfileArgs {
+    /// Write how long each phase of rbc's turns took and the belief's size
+    /// after it to FILE, one JSON object a line (see docs/PERF.md; plot with
+    /// scripts/plot_profile.py).
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+}
+
+impl ProfileArgs {
+    /// The profile file, created (or truncated) now, if one was asked for.
+    ///
+    /// # Errors
+    /// If the file cannot be created.
+    pub fn open(&self) -> Result<Option<ProfileFile>> {
+        self.profile.as_deref().map(ProfileFile::create).transpose()
     }
 }
 

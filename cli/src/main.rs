@@ -13,6 +13,7 @@ mod clock;
 mod cmd;
 mod history;
 mod players;
+mod profile;
 mod protocol;
 mod scorer;
 mod server;

@@ -27,6 +27,7 @@ use crate::history::GameHistory;
 use crate::scorer::ScorerKind;
 use crate::uci::{self, Engine, EngineOptions, Limit};
 use anyhow::{Context, Result, bail};
+use rbc_core::belief::Stats;
 use rbc_core::rng::Rng;
 use rbc_core::{Board, Color, Move, Piece, PieceKind, Square, eval};
 use std::path::{Path, PathBuf};
@@ -92,12 +93,7 @@ pub struct PlayerOptions {
 /// A player is reusable: every game starts with `handle_game_start`.
 pub fn create(kind: Kind, options: &PlayerOptions, seed: u64) -> Result<Box<dyn Player>> {
     Ok(match kind {
-        Kind::Rbc => Box::new(RbcPlayer::new(AgentConfig {
-            sizing: options.sizing,
-            seed,
-            scorer: options.scorer.clone(),
-            ..AgentConfig::default()
-        })?),
+        Kind::Rbc => Box::new(RbcPlayer::from_options(options, seed)?),
         Kind::Random => Box::new(RandomBot::new(seed)),
         Kind::Attacker => Box::new(AttackerBot::new(seed)),
         Kind::Trout => Box::new(TroutBot::new(
@@ -128,6 +124,21 @@ impl RbcPlayer {
         Ok(RbcPlayer {
             agent: Agent::new(config)?,
         })
+    }
+
+    /// The rbc player [`create`] seats for `options` and `seed`.
+    pub fn from_options(options: &PlayerOptions, seed: u64) -> Result<RbcPlayer> {
+        RbcPlayer::new(AgentConfig {
+            sizing: options.sizing,
+            seed,
+            scorer: options.scorer.clone(),
+            ..AgentConfig::default()
+        })
+    }
+
+    /// The belief's counters, once a game has started.
+    pub fn stats(&self) -> Option<Stats> {
+        self.agent.stats()
     }
 }
 

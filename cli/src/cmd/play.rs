@@ -4,13 +4,15 @@
 //! by turn; several games make a match with alternating colours, played
 //! `--jobs` at a time, summed up in a table (or one JSON object with
 //! `--json`) from the first named player's point of view (rbc's, if it plays
-//! second). See docs/play.md.
+//! second). With `--profile FILE` the turns of rbc players are timed into
+//! FILE (see [`crate::profile`]). See docs/play.md.
 
 use crate::arbiter::{
     GameOutcome, GameSettings, Player, RealTime, TurnEvent, WinReason, play_game,
 };
-use crate::args::{EngineArgs, MemoryArgs, non_negative_seconds};
-use crate::players::{self, Kind, PlayerOptions};
+use crate::args::{EngineArgs, MemoryArgs, ProfileArgs, non_negative_seconds};
+use crate::players::{self, Kind, PlayerOptions, RbcPlayer};
+use crate::profile::{self, ProfileFile, ProfiledPlayer, SampleLog};
 use crate::stats::{self, EloEstimate, format_elo};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -81,6 +83,8 @@ pub struct Args {
     /// Draw boards with chess glyphs instead of letters.
     #[arg(long)]
     pub unicode: bool,
+    #[command(flatten)]
+    pub profile: ProfileArgs,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -110,6 +114,8 @@ struct Setup {
     options: PlayerOptions,
     seed: u64,
     history_dir: Option<PathBuf>,
+    /// `--profile`: where rbc players' turns are timed.
+    profile: Option<ProfileFile>,
 }
 
 impl Setup {
@@ -148,6 +154,8 @@ impl Setup {
                 .with_context(|| format!("cannot create history directory {}", dir.display()))?;
         }
         let games = args.games as usize;
+        // Last, so that a bad invocation leaves an earlier profile alone.
+        let profile = args.profile.open()?;
         Ok(Setup {
             kinds,
             labels,
@@ -162,6 +170,7 @@ impl Setup {
             options,
             seed,
             history_dir: args.history_dir.clone(),
+            profile,
         })
     }
 
@@ -181,11 +190,38 @@ impl Setup {
     }
 
     /// Both players, seeded for worker `worker` (reused for all its games).
-    fn seats(&self, worker: usize) -> Result<Seats> {
-        Ok([
-            players::create(self.kinds[0], &self.options, self.player_seed(worker, 0))?,
-            players::create(self.kinds[1], &self.options, self.player_seed(worker, 1))?,
-        ])
+    /// With a `log`, rbc players note the phases of their turns in it.
+    fn seats(&self, worker: usize, log: Option<&SampleLog>) -> Result<Seats> {
+        let seat = |slot: usize| -> Result<Box<dyn Player>> {
+            let seed = self.player_seed(worker, slot);
+            Ok(match (self.kinds[slot], log) {
+                (Kind::Rbc, Some(log)) => Box::new(ProfiledPlayer::new(
+                    RbcPlayer::from_options(&self.options, seed)?,
+                    slot,
+                    log.clone(),
+                )),
+                (kind, _) => players::create(kind, &self.options, seed)?,
+            })
+        };
+        Ok([seat(0)?, seat(1)?])
+    }
+
+    /// A log for a worker's games when profiling.
+    fn sample_log(&self) -> Option<SampleLog> {
+        self.profile.as_ref().map(|_| SampleLog::default())
+    }
+
+    /// Writes the lines `log` holds for game `index` (also of a game that
+    /// failed part way), and empties it for the next game.
+    fn write_profile(&self, index: usize, log: Option<&SampleLog>) {
+        if let (Some(file), Some(log)) = (&self.profile, log) {
+            let samples = log.take();
+            file.write(&profile::game_lines(
+                index as u64 + 1,
+                &self.labels,
+                &samples,
+            ));
+        }
     }
 
     /// Plays game `index` between the seats, each slot on its colour.
@@ -286,7 +322,8 @@ fn save_history(setup: &Setup, index: usize, outcome: &GameOutcome) -> Result<Op
 
 fn watch(setup: &Setup, args: &Args) -> Result<ExitCode> {
     let white_slot = Setup::white_slot(0);
-    let mut seats = setup.seats(0)?;
+    let log = setup.sample_log();
+    let mut seats = setup.seats(0, log.as_ref())?;
     let labels = [
         setup.labels[white_slot].clone(),
         setup.labels[1 - white_slot].clone(),
@@ -306,7 +343,7 @@ fn watch(setup: &Setup, args: &Args) -> Result<ExitCode> {
     }
     let mut io_error: Option<std::io::Error> = None;
     let mut half = 0usize;
-    let outcome = setup.play(&mut seats, 0, &mut |ev| {
+    let played = setup.play(&mut seats, 0, &mut |ev| {
         half += 1;
         if show && io_error.is_none() {
             let text = render_turn(half, ev, &labels, args.unicode);
@@ -314,7 +351,9 @@ fn watch(setup: &Setup, args: &Args) -> Result<ExitCode> {
                 io_error = Some(e);
             }
         }
-    })?;
+    });
+    setup.write_profile(0, log.as_ref());
+    let outcome = played?;
     if let Some(e) = io_error {
         return Err(e.into());
     }
@@ -567,6 +606,7 @@ fn work(
     tx: mpsc::Sender<Result<GameRecord>>,
 ) {
     let mut seats: Option<Seats> = None;
+    let log = setup.sample_log();
     while !stop.load(Ordering::Relaxed) {
         let index = next.fetch_add(1, Ordering::Relaxed);
         if index >= setup.games {
@@ -575,9 +615,11 @@ fn work(
         let result = (|| -> Result<GameRecord> {
             let seats = match &mut seats {
                 Some(s) => s,
-                None => seats.insert(setup.seats(worker)?),
+                None => seats.insert(setup.seats(worker, log.as_ref())?),
             };
-            let outcome = setup.play(seats, index, &mut |_| {})?;
+            let played = setup.play(seats, index, &mut |_| {});
+            setup.write_profile(index, log.as_ref());
+            let outcome = played?;
             let history_path = save_history(setup, index, &outcome)?;
             Ok(GameRecord {
                 index,
@@ -856,6 +898,7 @@ mod tests {
             json: true,
             quiet: true,
             unicode: false,
+            profile: ProfileArgs::default(),
         };
         let s = Setup::from_args(&args).unwrap();
         assert_eq!(s.kinds, [Kind::Rbc, Kind::Attacker]);

@@ -8,9 +8,13 @@
 //! A bad line never ends the process and never changes the state: it is
 //! answered with `{"error": ..., "line": K}`. Input is read in bounded
 //! chunks, so an over-long line is skipped without being held in memory.
+//!
+//! With `--profile FILE`, every answered line is also timed, with the
+//! belief's size after it, into FILE (see [`crate::profile`]).
 
 use crate::agent::{Agent, AgentConfig};
-use crate::args::{ColorArg, EngineArgs, MemoryArgs};
+use crate::args::{ColorArg, EngineArgs, MemoryArgs, ProfileArgs};
+use crate::profile::{self, ProfileFile, Record};
 use crate::protocol::{
     self, Ack, BoardsReply, ContainsReply, CountReply, ErrorReply, Event, MoveReply, Query, Reply,
     Request, SenseReply, StatsReply,
@@ -19,6 +23,7 @@ use anyhow::{Context, Result};
 use rbc_core::Color;
 use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// Arguments of `rbc track`.
 #[derive(clap::Args, Debug)]
@@ -33,6 +38,8 @@ pub struct Args {
     seed: u64,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    profile: ProfileArgs,
 }
 
 // ---- bounded line reading ------------------------------------------------------
@@ -128,6 +135,84 @@ enum Phase {
     Ended,
 }
 
+/// What became of one line.
+struct Handled {
+    /// The event or query name, `invalid` if the line did not parse.
+    name: &'static str,
+    /// The clock a `sense` or `move` query gave.
+    seconds_left: Option<f64>,
+    reply: Result<Reply, String>,
+}
+
+impl Handled {
+    fn invalid(error: String) -> Handled {
+        Handled {
+            name: "invalid",
+            seconds_left: None,
+            reply: Err(error),
+        }
+    }
+}
+
+/// `--profile`: a line for every line answered, written after the reply.
+struct TrackProfile {
+    file: ProfileFile,
+    /// Accepted `game_start`s.
+    game: u64,
+    /// Our turn in the game: one more than the accepted `move_result`s.
+    turn: u32,
+    buf: Vec<u8>,
+}
+
+impl TrackProfile {
+    fn new(file: ProfileFile) -> TrackProfile {
+        TrackProfile {
+            file,
+            game: 0,
+            turn: 1,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Notes line `line` (a `name` event or query, `ok` if accepted),
+    /// handled in `elapsed`, with the belief as it is now.
+    fn note(
+        &mut self,
+        line: u64,
+        name: &'static str,
+        ok: bool,
+        seconds_left: Option<f64>,
+        elapsed: Duration,
+        agent: &Agent,
+    ) {
+        if ok && name == "game_start" {
+            self.game += 1;
+            self.turn = 1;
+        }
+        let stats = agent.stats();
+        let record = Record {
+            line: Some(line),
+            game: self.game,
+            player: None,
+            color: agent.belief().map(|b| b.color().name()),
+            turn: self.turn,
+            phase: name,
+            ok: Some(ok),
+            ms: profile::millis(elapsed),
+            boards: stats.map(|s| s.active),
+            stashed: stats.map(|s| s.stashed),
+            dropped: stats.map(|s| s.dropped),
+            seconds_left: seconds_left.and_then(profile::clock),
+        };
+        self.buf.clear();
+        record.push_line(&mut self.buf);
+        self.file.write(&self.buf);
+        if ok && name == profile::MOVE_RESULT {
+            self.turn += 1;
+        }
+    }
+}
+
 /// The tracker's state: the agent (its belief and whether its game ended).
 struct Tracker {
     agent: Agent,
@@ -152,10 +237,24 @@ impl Tracker {
 
     /// The reply to one non-blank line (an error reply's line number is
     /// filled in by the caller).
-    fn handle(&mut self, line: &str) -> Result<Reply, String> {
-        match protocol::parse(line)? {
-            Request::Event(event) => self.event(event),
-            Request::Query(query) => self.query(query),
+    fn handle(&mut self, line: &str) -> Handled {
+        match protocol::parse(line) {
+            Err(e) => Handled::invalid(e),
+            Ok(Request::Event(event)) => Handled {
+                name: event.name(),
+                seconds_left: None,
+                reply: self.event(event),
+            },
+            Ok(Request::Query(query)) => Handled {
+                name: query.name(),
+                seconds_left: match query {
+                    Query::Sense { seconds_left } | Query::Move { seconds_left } => {
+                        Some(seconds_left)
+                    }
+                    _ => None,
+                },
+                reply: self.query(query),
+            },
         }
     }
 
@@ -312,20 +411,31 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let agent = Agent::new(config)?;
     let mut tracker = Tracker::new(agent, args.color.map(Color::from));
+    let mut profile = args.profile.open()?.map(TrackProfile::new);
 
     let mut input = LineReader::new(io::stdin().lock(), protocol::MAX_LINE);
     let mut out = io::stdout().lock();
     let mut number: u64 = 0;
     while let Some(line) = input.next_line().context("reading stdin")? {
         number += 1;
-        let reply = match line {
-            Line::TooLong => Err(format!("line longer than {} bytes", protocol::MAX_LINE)),
+        let start = profile.is_some().then(Instant::now);
+        let handled = match line {
+            Line::TooLong => {
+                Handled::invalid(format!("line longer than {} bytes", protocol::MAX_LINE))
+            }
             Line::Bytes(bytes) => match std::str::from_utf8(&bytes) {
-                Err(e) => Err(format!("line is not valid UTF-8 ({e})")),
+                Err(e) => Handled::invalid(format!("line is not valid UTF-8 ({e})")),
                 Ok(text) if text.trim().is_empty() => continue,
                 Ok(text) => tracker.handle(text),
             },
         };
+        let elapsed = start.map(|t| t.elapsed());
+        let Handled {
+            name,
+            seconds_left,
+            reply,
+        } = handled;
+        let ok = reply.is_ok();
         let reply = reply.unwrap_or_else(|error| {
             Reply::Error(ErrorReply {
                 error,
@@ -335,6 +445,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         serde_json::to_writer(&mut out, &reply).map_err(io::Error::from)?;
         out.write_all(b"\n")?;
         out.flush()?;
+        if let (Some(profile), Some(elapsed)) = (&mut profile, elapsed) {
+            // The reply is out first: the bot on the other end is not kept
+            // waiting for the profile's write.
+            profile.note(number, name, ok, seconds_left, elapsed, &tracker.agent);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

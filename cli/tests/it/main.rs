@@ -1,6 +1,7 @@
 //! Integration tests: drive the built `rbc` binary.
 
 mod play;
+mod profile;
 mod track;
 
 /// The path of the built binary.
