@@ -8,7 +8,7 @@ use rbc_core::belief::{Belief, Hypothesis, LogEntry, Stats, Storage, UpdateError
 use rbc_core::rng::Rng;
 use rbc_core::rules::{self, Move};
 use rbc_core::sense::{self, Chooser};
-use rbc_core::{Board, Color, Piece, Square, eval};
+use rbc_core::{Board, Color, Piece, PieceKind, Square, eval};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -164,6 +164,10 @@ pub struct Agent {
     /// Timings of the last decisions.
     pub timing: Timing,
     game_over: bool,
+    /// Half-moves since the last capture or pawn move that we know of (the
+    /// opponent's pawn moves are unseen, so this may run ahead of the
+    /// arbiter's clock, never behind it).
+    quiet_plies: u32,
 }
 
 impl Agent {
@@ -195,6 +199,7 @@ impl Agent {
             timing: Timing::default(),
             config,
             game_over: false,
+            quiet_plies: 0,
         })
     }
 
@@ -224,6 +229,7 @@ impl Agent {
         self.clock = Clock::new(seconds, increment);
         self.scorer.new_game();
         self.game_over = false;
+        self.quiet_plies = board.halfmove_clock();
         Ok(())
     }
 
@@ -263,7 +269,18 @@ impl Agent {
 
     /// The opponent moved (see [`Belief::opponent_move`]).
     pub fn opponent_move(&mut self, capture: Option<Square>) -> Result<(), UpdateError> {
-        self.timed(|a| a.belief_mut()?.opponent_move(capture))
+        self.timed(|a| {
+            let belief = a.belief_mut()?;
+            // White's report before its first move is not a move.
+            let moved = !belief.our_turn();
+            belief.opponent_move(capture)?;
+            a.quiet_plies = if capture.is_some() {
+                0
+            } else {
+                a.quiet_plies + u32::from(moved)
+            };
+            Ok(())
+        })
     }
 
     /// Our sense result.
@@ -279,7 +296,14 @@ impl Agent {
         capture: Option<Square>,
     ) -> Result<(), UpdateError> {
         self.timed(|a| {
-            a.belief_mut()?.move_result(requested, taken, capture)?;
+            let belief = a.belief_mut()?;
+            let pawn = taken.is_some_and(|m| belief.own().kind_at(m.from) == Some(PieceKind::Pawn));
+            belief.move_result(requested, taken, capture)?;
+            a.quiet_plies = if pawn || capture.is_some() {
+                0
+            } else {
+                a.quiet_plies + 1
+            };
             a.clock.turn_done();
             Ok(())
         })
@@ -296,9 +320,14 @@ impl Agent {
             return Err(UpdateError::OutOfOrder("the game has ended"));
         }
         let hyps = belief.hypotheses();
+        let own = *belief.own();
+        let us = own.color;
         let scratch = self.sense_scratch.as_deref_mut().expect("sense scratch");
         let mut chooser = Chooser::new(scratch, self.config.sizing.sense_sample);
-        let choice = chooser.choose(hyps, |_| 1.0, &mut self.rng);
+        // Positions with our king attacked weigh more: resolving them first
+        // is what keeps the king alive.
+        let weight = |i: usize| board_weight(&own.board_with(&hyps[i], us), us);
+        let choice = chooser.choose(hyps, weight, &mut self.rng);
         self.timing.last_sense = t.elapsed().as_secs_f64();
         self.timing.last_sense_scored = choice.map_or(0, |c| c.scored);
         Ok(match choice {
@@ -328,6 +357,7 @@ impl Agent {
             &mut self.rng,
             &self.config,
             budget,
+            self.quiet_plies,
         );
         self.timing.last_move = t.elapsed().as_secs_f64();
         self.timing.last_move_boards = chosen.1;
@@ -360,37 +390,83 @@ impl RelativeSense for Square {
     }
 }
 
-/// A candidate's results across the sampled boards.
+/// A candidate's results across the sampled boards, each board counted with
+/// its weight (see [`board_weight`]).
 #[derive(Clone, Debug)]
 struct Tally {
     mv: Option<Move>,
-    min: i32,
-    sum: i64,
-    n: u32,
-    takes_king: u32,
-    loses_king: u32,
+    /// Total weight of the boards seen.
+    weight: f64,
+    /// Weight of the boards on which the move takes the opponent's king.
+    takes_king: f64,
+    /// Weight of the boards on which the opponent can take our king after it.
+    loses_king: f64,
+    /// Weight of the boards on which the move resets the half-move clock.
+    progress: f64,
+    /// The boards where the game goes on: their weight, weighted score sum
+    /// and worst score.
+    live_weight: f64,
+    live_sum: f64,
+    live_min: i32,
 }
+
+/// How a candidate's aggregate is formed.
+#[derive(Copy, Clone, Debug)]
+struct Aggregate {
+    /// Weight of the mean against the worst case among the live boards.
+    mean_weight: f64,
+    /// Centipawns added per unit of the progress share (the half-move clock
+    /// runs towards a draw and we are ahead).
+    progress_bonus: f64,
+}
+
+/// What a king capture is worth in the aggregate, either way: taking the king
+/// ends the game, and so does losing it, so both count like a won or lost
+/// game on that share of the boards.
+const KING_VALUE: f64 = 20_000.0;
 
 impl Tally {
     fn new(mv: Option<Move>) -> Tally {
         Tally {
             mv,
-            min: i32::MAX,
-            sum: 0,
-            n: 0,
-            takes_king: 0,
-            loses_king: 0,
+            weight: 0.0,
+            takes_king: 0.0,
+            loses_king: 0.0,
+            progress: 0.0,
+            live_weight: 0.0,
+            live_sum: 0.0,
+            live_min: i32::MAX,
         }
     }
 
-    /// The aggregate: a blend of mean and worst case, plus a bonus for
-    /// taking the king on some of the boards.
-    fn value(&self, mean_weight: f64) -> f64 {
-        let n = self.n.max(1) as f64;
-        let mean = self.sum as f64 / n;
-        mean_weight * mean
-            + (1.0 - mean_weight) * self.min as f64
-            + 2_000.0 * self.takes_king as f64 / n
+    /// Keeps the terminal shares of `self` and the live scores of `fresh`
+    /// (scored on fewer boards, by a better evaluator), if it has any.
+    fn refine(&mut self, fresh: &Tally) {
+        if fresh.live_weight > 0.0 {
+            self.live_weight = fresh.live_weight;
+            self.live_sum = fresh.live_sum;
+            self.live_min = fresh.live_min;
+        }
+    }
+
+    /// The mean-and-worst blend over the boards where the game goes on.
+    fn live_value(&self, mean_weight: f64) -> f64 {
+        if self.live_weight <= 0.0 {
+            return 0.0;
+        }
+        mean_weight * self.live_sum / self.live_weight + (1.0 - mean_weight) * self.live_min as f64
+    }
+
+    /// The expected value: the live blend on the live share of the boards, a
+    /// won game where the move takes the king and a lost one where it leaves
+    /// ours capturable (counted as lost whether or not the opponent sees it),
+    /// plus the progress bonus.
+    fn value(&self, agg: Aggregate) -> f64 {
+        let w = self.weight.max(f64::MIN_POSITIVE);
+        let live = self.live_weight / w;
+        live * self.live_value(agg.mean_weight)
+            + KING_VALUE * (self.takes_king - self.loses_king) / w
+            + agg.progress_bonus * self.progress / w
     }
 }
 
@@ -407,16 +483,33 @@ fn candidates(template: &Board) -> Vec<Option<Move>> {
     out
 }
 
+/// How much a hypothesis counts in sensing and move choice: more where the
+/// opponent's last move left our king attacked. The belief is uniform over
+/// what is possible, but opponents that aim at the king (every engine-driven
+/// bot, and AttackerBot by design) make those positions far likelier than one
+/// in N, and they are the ones that lose the game when missed.
+pub fn board_weight(board: &Board, us: Color) -> f32 {
+    match board.king(us) {
+        Some(k) if eval::attackers(board, k, us.flip()).any() => KING_DANGER_WEIGHT,
+        _ => 1.0,
+    }
+}
+
+/// The weight of a hypothesis in which our king is attacked.
+pub const KING_DANGER_WEIGHT: f32 = 4.0;
+
 /// Scores every candidate on boards in `order` until `deadline` (at least
-/// three boards): a king capture wins, leaving our king capturable loses,
-/// anything else is `score` of the position from the opponent's side,
+/// `min_boards` boards): a king capture wins, leaving our king capturable
+/// loses, anything else is `score` of the position from the opponent's side,
 /// negated, cached by position within a board (requests that one board
-/// revises into the same move share a score). Returns the boards used.
+/// revises into the same move share a score). Boards on which a candidate's
+/// outcome is decided are not scored. Returns the boards used.
 fn tally(
     belief: &Belief<'_>,
     order: &[usize],
     tallies: &mut [Tally],
     deadline: Instant,
+    min_boards: usize,
     mut score: impl FnMut(&Board) -> i32,
 ) -> usize {
     let own = *belief.own();
@@ -425,10 +518,11 @@ fn tally(
     let mut cache: HashMap<Board, i32> = HashMap::new();
     let mut boards = 0;
     for (done, &i) in order.iter().enumerate() {
-        if done >= 3 && Instant::now() >= deadline {
+        if done >= min_boards && Instant::now() >= deadline {
             break;
         }
         let board = own.board_with(&hyps[i], us);
+        let w = board_weight(&board, us) as f64;
         boards += 1;
         cache.clear();
         for t in tallies.iter_mut() {
@@ -436,53 +530,48 @@ fn tally(
                 t.mv.and_then(|m| rules::revise(&board, rules::add_queen_promotion(&board, m)));
             let mut after = board;
             after.play(taken);
-            let s = if after.king(us.flip()).is_none() {
-                t.takes_king += 1;
-                eval::WIN
-            } else if eval::can_take_king(&after) {
-                t.loses_king += 1;
-                -eval::WIN
-            } else {
-                let mut key = after;
-                key.set_counters(0, 1);
-                *cache.entry(key).or_insert_with(|| -score(&after))
-            };
-            t.min = t.min.min(s);
-            t.sum += s as i64;
-            t.n += 1;
+            t.weight += w;
+            let pawn_move = taken.is_some_and(|m| board.kind_at(m.from) == Some(PieceKind::Pawn));
+            if pawn_move || after.by_color(us.flip()).len() < board.by_color(us.flip()).len() {
+                t.progress += w;
+            }
+            if after.king(us.flip()).is_none() {
+                t.takes_king += w;
+                continue;
+            }
+            if eval::can_take_king(&after) {
+                t.loses_king += w;
+                continue;
+            }
+            let mut key = after;
+            key.set_counters(0, 1);
+            let s = *cache.entry(key).or_insert_with(|| -score(&after));
+            t.live_min = t.live_min.min(s);
+            t.live_sum += w * s as f64;
+            t.live_weight += w;
         }
     }
     boards
 }
 
-/// The moves worth choosing from: those that never leave the king
-/// capturable, if any do; a move that takes the king on every board wins.
-fn eligible(tallies: &[Tally]) -> Vec<&Tally> {
-    if let Some(t) = tallies.iter().find(|t| t.n > 0 && t.takes_king == t.n) {
-        return vec![t];
-    }
-    let any_safe = tallies.iter().any(|t| t.loses_king == 0);
-    tallies
-        .iter()
-        .filter(|t| !any_safe || t.loses_king == 0)
-        .collect()
-}
-
 /// Chooses a move over a sample of the belief; returns it and the boards used.
 ///
-/// The built-in evaluator scores every candidate on as many boards as a third
-/// of the budget allows. With an engine, the best few candidates are then
-/// scored again by the engine on as many boards as the rest allows. A move
-/// that takes the king on every board is played at once; moves that leave
-/// our king capturable on some board are avoided while a safe one exists;
-/// among the rest, any within `margin` of the best aggregate is picked at
-/// random, so the bot is hard to predict.
+/// The built-in evaluator scores every candidate on as many boards as the
+/// first part of the budget allows (at least [`MIN_BOARDS`]); that pass also
+/// fixes each candidate's share of boards on which it takes the king or
+/// leaves ours capturable. With an engine, the best few candidates are then
+/// scored again by the engine, on the boards where the game goes on, for the
+/// rest of the budget; their king shares stay those of the wider first pass.
+/// A move that takes the king on every board is played at once; otherwise
+/// the best expected value wins (see [`Tally::value`]), picked at random
+/// among the candidates within `margin` of it, so the bot is hard to predict.
 fn choose_move(
     belief: &Belief<'_>,
     scorer: &mut Scorer,
     rng: &mut Rng,
     config: &AgentConfig,
     budget: Duration,
+    quiet_plies: u32,
 ) -> (Option<Move>, usize) {
     let own = *belief.own();
     let template = own.board_with(&Hypothesis::EMPTY, own.color);
@@ -507,38 +596,68 @@ fn choose_move(
     let engine = scorer.uses_engine();
     let quick_deadline = start + if engine { budget / 3 } else { budget };
     let mut tallies: Vec<Tally> = cands.iter().map(|&mv| Tally::new(mv)).collect();
-    let mut boards = tally(belief, &order, &mut tallies, quick_deadline, |b| {
-        scorer.quick(b)
-    });
+    let mut boards = tally(
+        belief,
+        &order,
+        &mut tallies,
+        quick_deadline,
+        MIN_BOARDS,
+        |b| scorer.quick(b),
+    );
 
-    if engine {
-        let mut short: Vec<&Tally> = eligible(&tallies);
-        if short.len() > 1 {
-            short.sort_by(|a, b| {
-                b.value(config.mean_weight)
-                    .total_cmp(&a.value(config.mean_weight))
-            });
-            short.truncate(ENGINE_CANDIDATES);
-            let mut refined: Vec<Tally> = short.iter().map(|t| Tally::new(t.mv)).collect();
-            boards = tally(belief, &order, &mut refined, start + budget, |b| {
-                scorer.score(b)
-            });
-            tallies = refined;
+    if let Some(t) = tallies
+        .iter()
+        .find(|t| t.weight > 0.0 && t.takes_king >= t.weight)
+    {
+        return (t.mv, boards);
+    }
+
+    // Near the reversible-move limit, and ahead, moves that capture or push a
+    // pawn are worth more: a draw throws the advantage away.
+    let mut agg = Aggregate {
+        mean_weight: config.mean_weight,
+        progress_bonus: 0.0,
+    };
+    let ahead = tallies
+        .iter()
+        .map(|t| t.live_value(agg.mean_weight))
+        .fold(f64::NEG_INFINITY, f64::max);
+    if quiet_plies >= PROGRESS_FROM && ahead > 150.0 {
+        agg.progress_bonus = (60.0 * (quiet_plies - PROGRESS_FROM + 1) as f64).min(1500.0);
+    }
+
+    if engine && tallies.len() > 1 {
+        tallies.sort_by(|a, b| b.value(agg).total_cmp(&a.value(agg)));
+        tallies.truncate(ENGINE_CANDIDATES);
+        let mut fresh: Vec<Tally> = tallies.iter().map(|t| Tally::new(t.mv)).collect();
+        boards = tally(belief, &order, &mut fresh, start + budget, 3, |b| {
+            scorer.score(b)
+        })
+        .max(boards);
+        for (t, f) in tallies.iter_mut().zip(&fresh) {
+            t.refine(f);
         }
     }
 
-    let pool = eligible(&tallies);
-    let best = pool
+    let best = tallies
         .iter()
-        .map(|t| t.value(config.mean_weight))
+        .map(|t| t.value(agg))
         .fold(f64::NEG_INFINITY, f64::max);
-    let near: Vec<&&Tally> = pool
+    let near: Vec<&Tally> = tallies
         .iter()
-        .filter(|t| t.value(config.mean_weight) >= best - config.margin as f64)
+        .filter(|t| t.value(agg) >= best - config.margin as f64)
         .collect();
     let pick = near[rng.below(near.len() as u64) as usize];
     (pick.mv, boards)
 }
+
+/// Boards the first pass always scores, whatever the budget: the king shares
+/// must not rest on a handful of boards.
+const MIN_BOARDS: usize = 64;
+
+/// Half-moves without a capture or pawn move (reconchess draws at 100) from
+/// which progress earns a bonus.
+const PROGRESS_FROM: u32 = 60;
 
 /// Candidates the engine re-scores after the built-in evaluator's first pass.
 const ENGINE_CANDIDATES: usize = 6;

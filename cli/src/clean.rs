@@ -12,6 +12,10 @@
 //! * more than 32 pieces: its NNUE feature list holds at most 32 entries, so
 //!   the evaluation overruns it (random scores, then a crash);
 //! * a half-move clock of 100 or more: every line is scored as a draw;
+//! * an en-passant square while the side to move is in check from a piece
+//!   other than the pawn that just double-stepped (impossible in chess, as
+//!   in `r2qkb1r/pp1b1ppp/5n2/1Pppp3/8/3P4/P1n2PPP/R1B1KBNR w K c6`, where
+//!   a knight checks): segmentation fault in move generation;
 //! * pawns on a back rank or a second king (impossible through rbc-core's
 //!   FEN parser, possible through `Board::set_piece`): nonsense evaluations.
 //!
@@ -67,12 +71,13 @@ pub enum Cleaned {
 /// unsupported; a side to move that attacks the opponent's king wins; pawns
 /// on back ranks or too many pieces are unsupported. Otherwise the FEN has
 /// castling rights only where king and rook stand at home, the en-passant
-/// square only where the side to move can capture there, a half-move clock
+/// square only where the side to move can capture there and is not in check,
+/// a half-move clock
 /// of at most 99 and a full-move number from 1 to [`MAX_FULLMOVE`].
 pub fn clean(board: &Board) -> Cleaned {
     let us = board.turn();
     let them = us.flip();
-    let (Some(_), Some(their_king)) = (board.king(us), board.king(them)) else {
+    let (Some(our_king), Some(their_king)) = (board.king(us), board.king(them)) else {
         let outcome = if board.king(us).is_none() {
             Outcome::LossForSideToMove
         } else {
@@ -99,6 +104,12 @@ pub fn clean(board: &Board) -> Cleaned {
 
     let mut safe = *board;
     safe.clean_castling();
+    // In chess the only check an en-passant square can come with is from the
+    // pawn that just moved; RBC reaches others, and Stockfish crashes on them.
+    // Dropping the square in every check costs at most one evasion.
+    if attacked_by(board, our_king, them) {
+        safe.set_ep_square(None);
+    }
     safe.set_counters(
         board.halfmove_clock().min(MAX_HALFMOVE),
         board.fullmove_number().clamp(1, MAX_FULLMOVE),
@@ -150,7 +161,7 @@ mod tests {
     }
 
     /// Positions on which Debian's Stockfish 15.1 crashes (segmentation fault).
-    const CRASHERS: [&str; 5] = [
+    const CRASHERS: [&str; 7] = [
         // Black king missing.
         "8/8/8/8/8/8/4R3/4K3 w - - 0 1",
         // White king missing, black to move.
@@ -161,6 +172,10 @@ mod tests {
         "rnbqkbnr/ppppp1pp/8/5p1Q/8/4P3/PPPP1PPP/RNB1KBNR w KQkq - 0 1",
         // 48 pieces.
         "rnbqkbnr/pppppppp/nnnnnnnn/8/8/NNNNNNNN/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        // En-passant squares with a knight check (from two games against
+        // AttackerBot and RandomBot).
+        "r2qkb1r/pp1b1ppp/5n2/1Pppp3/8/3P4/P1n2PPP/R1B1KBNR w K c6 0 2",
+        "r1bqkb1r/1p4pp/1np1p3/3p1pP1/1p3N2/1B2P3/PBPP1n1P/RN1K3R w kq f6 0 2",
     ];
 
     #[test]
@@ -236,6 +251,15 @@ mod tests {
             fen_of("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1"),
             "4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1"
         );
+        // ... and not in check.
+        assert_eq!(
+            fen_of("r2qkb1r/pp1b1ppp/5n2/1Pppp3/8/3P4/P1n2PPP/R1B1KBNR w K c6 0 2"),
+            "r2qkb1r/pp1b1ppp/5n2/1Pppp3/8/3P4/P1n2PPP/R1B1KBNR w K - 0 2"
+        );
+        assert_eq!(
+            fen_of("4k3/8/8/3pP3/8/8/8/3rK3 w - d6 0 1"),
+            "4k3/8/8/3pP3/8/8/8/3rK3 w - - 0 1"
+        );
         // Counters.
         assert_eq!(
             fen_of("4k3/8/8/8/8/8/8/4K3 w - - 150 7"),
@@ -303,7 +327,7 @@ mod tests {
                 fens.push(clean_fen);
             }
         }
-        assert_eq!(fens.len(), 5, "{fens:?}");
+        assert_eq!(fens.len(), 7, "{fens:?}");
         for fen in &fens {
             let eval = sf
                 .evaluate(fen, Limit::Depth(8))

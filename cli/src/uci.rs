@@ -545,6 +545,12 @@ fn drain_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>) {
 /// Runs an engine for a game, restarting it once after a crash or hang; after
 /// a second failure in the same game it stays disabled until
 /// [`Supervisor::reset_for_new_game`].
+///
+/// A query that fails is retried once on a fresh engine. If that fails too,
+/// the position is to blame, not the engine: it is remembered and refused
+/// from then on (the caller falls back to its own evaluation for it), and the
+/// engine stays enabled, so one poisonous position cannot cost the game its
+/// engine.
 pub struct Supervisor {
     path: PathBuf,
     options: EngineOptions,
@@ -554,11 +560,16 @@ pub struct Supervisor {
     /// Whether the next start replaces an engine that failed.
     restarting: bool,
     last_error: Option<String>,
+    /// Positions that failed on two engines in a row this game.
+    poisoned: Vec<String>,
 }
 
 impl Supervisor {
     /// Failures tolerated per game before the engine is disabled.
     const MAX_FAILURES: u32 = 2;
+    /// Positions blamed for failures per game; past this, failures count
+    /// against the engine again (an engine failing on everything is broken).
+    const MAX_POISONED: usize = 4;
 
     /// A supervisor that starts the engine on first use.
     pub fn new(path: &Path, options: EngineOptions) -> Supervisor {
@@ -570,6 +581,7 @@ impl Supervisor {
             restarts: 0,
             restarting: false,
             last_error: None,
+            poisoned: Vec::new(),
         }
     }
 
@@ -603,6 +615,7 @@ impl Supervisor {
     /// Re-enables the engine for a new game (and tells a running one so).
     pub fn reset_for_new_game(&mut self) {
         self.failures = 0;
+        self.poisoned.clear();
         if let Some(engine) = self.engine.as_mut()
             && let Err(err) = engine.new_game()
         {
@@ -612,10 +625,15 @@ impl Supervisor {
     }
 
     /// Evaluates like [`Engine::evaluate`], restarting a failed engine once
-    /// per game and retrying the same query. Fails at once while disabled.
+    /// per game and retrying the same query once. Fails at once while
+    /// disabled, and for a position that failed on two engines in a row.
     pub fn evaluate(&mut self, fen: &str, limit: Limit) -> Result<Evaluation> {
         // A malformed query is the caller's fault, not the engine's.
         check_protocol_text("FEN", fen)?;
+        if self.poisoned.iter().any(|p| p == fen) {
+            bail!("position {fen} made the engine fail twice; not sent again");
+        }
+        let mut attempts = 0;
         loop {
             if self.is_disabled() {
                 bail!(
@@ -624,21 +642,33 @@ impl Supervisor {
                     self.last_error.as_deref().unwrap_or("unknown")
                 );
             }
-            let result = self
-                .running()
-                .and_then(|engine| engine.evaluate(fen, limit));
-            match result {
-                Ok(evaluation) => return Ok(evaluation),
-                Err(err) => {
-                    // Dropping a broken engine kills and reaps it.
-                    self.engine = None;
-                    self.note_failure(&err);
-                    if self.is_disabled() {
-                        return Err(
-                            err.context("engine failed again; disabled for the rest of the game")
-                        );
-                    }
+            // Only a started engine failing on the query counts as an attempt
+            // on the position; failing to start is the engine's fault.
+            let result = match self.running() {
+                Ok(engine) => {
+                    attempts += 1;
+                    engine.evaluate(fen, limit)
                 }
+                Err(err) => Err(err),
+            };
+            let err = match result {
+                Ok(evaluation) => return Ok(evaluation),
+                Err(err) => err,
+            };
+            // Dropping a broken engine kills and reaps it.
+            self.engine = None;
+            if attempts == 2 && self.poisoned.len() < Self::MAX_POISONED {
+                // Two engines in a row failed on this position: blame it, and
+                // take back the first failure charged to the engine.
+                self.failures = self.failures.saturating_sub(1);
+                self.note_failure(&err);
+                self.failures -= 1;
+                self.poisoned.push(fen.to_owned());
+                return Err(err.context("the engine fails on this position; it is not sent again"));
+            }
+            self.note_failure(&err);
+            if self.is_disabled() {
+                return Err(err.context("engine failed again; disabled for the rest of the game"));
             }
         }
     }
@@ -805,6 +835,19 @@ done
 done
 "#;
 
+    /// Answers every search, but dies on one position.
+    const DIES_ON_POISON: &str = r#"while read -r line; do
+  case "$line" in
+    uci) echo "uciok" ;;
+    isready) echo "readyok" ;;
+    "position fen 4k3/8/8/8/8/8/8/3QK3 "*) exit 3 ;;
+    go*) echo "info depth 1 score cp 12 nodes 1"; echo "bestmove e1e2" ;;
+    quit) exit 0 ;;
+  esac
+done
+"#;
+    const POISON: &str = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1";
+
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     const MATE_IN_ONE: &str = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1";
 
@@ -969,6 +1012,33 @@ done
         assert_eq!(sup.restarts(), 2);
         sup.reset_for_new_game();
         sup.evaluate(START, Limit::Nodes(1_000)).unwrap();
+    }
+
+    #[test]
+    fn a_position_that_kills_the_engine_is_not_retried_and_keeps_it_enabled() {
+        let script = Script::new("poison", DIES_ON_POISON);
+        let mut sup = Supervisor::start(&script.0, quick()).unwrap();
+        assert_eq!(
+            sup.evaluate(START, Limit::Nodes(10)).unwrap().score,
+            Score::Cp(12)
+        );
+        let err = sup.evaluate(POISON, Limit::Nodes(10)).unwrap_err();
+        assert!(format!("{err:#}").contains("not sent again"), "{err:#}");
+        assert!(!sup.is_disabled());
+        // Refused at once from then on: no engine is started or lost for it.
+        assert!(sup.evaluate(START, Limit::Nodes(10)).is_ok());
+        let pid = sup.pid().unwrap();
+        let restarts = sup.restarts();
+        assert!(sup.evaluate(POISON, Limit::Nodes(10)).is_err());
+        assert_eq!((sup.pid(), sup.restarts()), (Some(pid), restarts));
+        // The engine still has its one restart for a real failure.
+        kill_9(pid);
+        assert!(sup.evaluate(START, Limit::Nodes(10)).is_ok());
+        assert!(!sup.is_disabled());
+        // A new game forgets the position.
+        sup.reset_for_new_game();
+        assert!(sup.evaluate(POISON, Limit::Nodes(10)).is_err());
+        assert!(!sup.is_disabled());
     }
 
     #[test]
