@@ -664,15 +664,25 @@ impl<'s> Belief<'s> {
             });
             children += k as u64;
             let room = self.max_active.min(base + i + 1);
+            let mut stash_from_here = false;
             if w + k > room {
                 if w == 0 {
-                    // Not even one parent's children fit: keep a uniform sample of them.
+                    // Not even one parent's children fit: keep a uniform
+                    // sample of them, and stash this parent with the rest so
+                    // that the children left out can be regenerated. The
+                    // sample must not overwrite the parent's own slot.
                     for j in (1..k).rev() {
                         let r = self.rng.below(j as u64 + 1) as usize;
                         buf.swap(j, r);
                     }
-                    self.stats.dropped += (k - room) as u64;
-                    k = room;
+                    let below_parent = self.max_active.min(base + i);
+                    if below_parent > 0 && self.may_stash() {
+                        k = below_parent;
+                        stash_from_here = true;
+                    } else {
+                        self.stats.dropped += (k - room) as u64;
+                        k = room;
+                    }
                 } else {
                     self.stats.overflows += 1;
                     self.stash_parents(base + i, n - i, time);
@@ -682,6 +692,11 @@ impl<'s> Belief<'s> {
             if self.wide {
                 self.slots[w..w + k].copy_from_slice(&buf[..k]);
                 w += k;
+                if stash_from_here {
+                    self.stats.overflows += 1;
+                    self.stash_parents(base + i, n - i, time);
+                    break;
+                }
                 continue;
             }
             // Hash the batch and touch the table first, so that its cache
@@ -697,6 +712,11 @@ impl<'s> Belief<'s> {
                     self.slots[w] = *c;
                     w += 1;
                 }
+            }
+            if stash_from_here {
+                self.stats.overflows += 1;
+                self.stash_parents(base + i, n - i, time);
+                break;
             }
         }
         self.stats.children += children;
@@ -714,26 +734,99 @@ impl<'s> Belief<'s> {
         Ok(())
     }
 
+    /// Whether [`Belief::stash_parents`] can keep anything now (or may, once
+    /// it has coalesced the stash).
+    fn may_stash(&self) -> bool {
+        self.stash_start > self.max_active
+            && (self.nseg < MAX_SEGMENTS
+                || !self.wide
+                || self.segments[..self.nseg]
+                    .iter()
+                    .any(|s| s.start == self.stash_start && s.taken == 0))
+            && self.log_len < self.log.len()
+    }
+
+    /// Merges stash segments of equal time into one, in place, so that a
+    /// long game with many recoveries does not run out of segments (each
+    /// recovery and each overflow opens one, but there are only as many
+    /// distinct times as logged observations). Segments keep their order of
+    /// first appearance in memory; a later one of the same time is rotated
+    /// down to sit beside its group. Only outside a recovery, when every
+    /// segment is whole and the stash is packed against the end.
+    fn coalesce_stash(&mut self) {
+        let n = self.nseg;
+        self.segments[..n].sort_unstable_by_key(|s| s.start);
+        debug_assert!(
+            self.segments[..n]
+                .iter()
+                .all(|s| s.taken == 0 && s.time != PARKED)
+        );
+        debug_assert!(n == 0 || self.segments[0].start == self.stash_start);
+        let mut groups = 0;
+        for i in 0..n {
+            let seg = self.segments[i];
+            debug_assert!(
+                groups == 0
+                    || self.segments[groups - 1].start + self.segments[groups - 1].len == seg.start
+            );
+            match (0..groups).find(|&g| self.segments[g].time == seg.time) {
+                Some(g) => {
+                    let group_end = self.segments[g].start + self.segments[g].len;
+                    self.slots[group_end..seg.start + seg.len].rotate_right(seg.len);
+                    self.segments[g].len += seg.len;
+                    for h in g + 1..groups {
+                        self.segments[h].start += seg.len;
+                    }
+                }
+                None => {
+                    self.segments[groups] = seg;
+                    groups += 1;
+                }
+            }
+        }
+        self.nseg = groups;
+    }
+
     /// Moves `slots[start..start + len]`, which sits directly below the
     /// stash, into the stash as one segment (subsampled if the stash is full).
     fn stash_parents(&mut self, start: usize, len: usize, time: u32) {
         debug_assert_eq!(start + len, self.stash_start);
+        if self.nseg == MAX_SEGMENTS && !self.wide {
+            self.coalesce_stash();
+        }
         let stash_room = self.slots.len() - self.max_active - (self.slots.len() - self.stash_start);
         let keep = len.min(stash_room);
-        if keep == 0 || self.nseg == MAX_SEGMENTS || self.log_len >= self.log.len() {
+        // The newest segment sits at the bottom of the stash; one of the same
+        // time simply grows downwards (replays stash at the same times over
+        // and over).
+        let below = self.segments[..self.nseg]
+            .iter()
+            .position(|s| s.start == self.stash_start && s.time == time && s.taken == 0);
+        if keep == 0
+            || (self.nseg == MAX_SEGMENTS && below.is_none())
+            || self.log_len >= self.log.len()
+        {
             self.stats.dropped += len as u64;
             return;
         }
         // The parents were shuffled, so the top `keep` of them are a uniform sample.
         self.stats.dropped += (len - keep) as u64;
         let seg_start = start + len - keep;
-        self.segments[self.nseg] = Segment {
-            taken: 0,
-            time,
-            start: seg_start,
-            len: keep,
-        };
-        self.nseg += 1;
+        match below {
+            Some(j) => {
+                self.segments[j].start = seg_start;
+                self.segments[j].len += keep;
+            }
+            None => {
+                self.segments[self.nseg] = Segment {
+                    taken: 0,
+                    time,
+                    start: seg_start,
+                    len: keep,
+                };
+                self.nseg += 1;
+            }
+        }
         self.stash_start = seg_start;
     }
 
@@ -753,6 +846,9 @@ impl<'s> Belief<'s> {
         if self.nseg == 0 && self.stats.dropped == 0 {
             // Exact so far: the observation itself is impossible.
             return Err(UpdateError::Contradiction);
+        }
+        if self.nseg == MAX_SEGMENTS {
+            self.coalesce_stash();
         }
         if self.nseg == MAX_SEGMENTS {
             // No segment left to park the active set in: drop the oldest stash.
