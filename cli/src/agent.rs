@@ -115,6 +115,8 @@ struct Memory {
 pub struct Timing {
     /// Seconds spent on the last update.
     pub last_update: f64,
+    /// Seconds spent on the last expansion ahead of the opponent's report.
+    pub last_ahead: f64,
     /// Seconds spent on the last sense decision.
     pub last_sense: f64,
     /// Seconds spent on the last move decision.
@@ -307,6 +309,21 @@ impl Agent {
             a.clock.turn_done();
             Ok(())
         })
+    }
+
+    /// Expands the belief ahead of the opponent's report (see
+    /// [`Belief::expand_ahead`]); call it once our move's result is in,
+    /// while the opponent thinks. Queries and the belief's answers are
+    /// unchanged by it; the next [`Agent::opponent_move`] becomes a filter.
+    /// Returns whether the expansion fitted.
+    pub fn think_ahead(&mut self) -> bool {
+        if self.game_over {
+            return false;
+        }
+        let t = Instant::now();
+        let done = self.belief.as_mut().is_some_and(|b| b.expand_ahead());
+        self.timing.last_ahead = t.elapsed().as_secs_f64();
+        done
     }
 
     /// Where to sense, or `None` where it would reveal nothing (one board left).

@@ -166,6 +166,13 @@ pub trait Player {
     fn belief_size(&self) -> Option<usize> {
         None
     }
+
+    /// Our turn has ended and the opponent's is about to begin: work that
+    /// helps the next turn (rbc expands its belief ahead of the opponent's
+    /// report). Called between the two turns, on neither player's clock:
+    /// the stand-in for the opponent's think time, which a player on a
+    /// server has to itself.
+    fn think_ahead(&mut self) {}
 }
 
 /// The game state of reconchess's `LocalGame`: the true board, the clocks and
@@ -487,6 +494,7 @@ pub fn play_game(
             .handle_move_result(requested, result.taken, result.capture)
             .with_context(|| ctx("handle_move_result"))?;
         game.end_turn();
+        player.think_ahead();
 
         let beliefs = [white.belief_size(), black.belief_size()];
         on_turn(&TurnEvent {

@@ -196,6 +196,10 @@ impl Player for RbcPlayer {
     fn belief_size(&self) -> Option<usize> {
         self.agent.belief().map(|b| b.len())
     }
+
+    fn think_ahead(&mut self) {
+        self.agent.think_ahead();
+    }
 }
 
 // ---- random ---------------------------------------------------------------

@@ -287,6 +287,10 @@ impl Player for ProfiledPlayer {
     fn belief_size(&self) -> Option<usize> {
         self.inner.belief_size()
     }
+
+    fn think_ahead(&mut self) {
+        self.inner.think_ahead();
+    }
 }
 
 #[cfg(test)]

@@ -302,6 +302,8 @@ fn play_turn(
         "move result",
         agent.move_result(outcome.requested, outcome.taken, outcome.capture),
     );
+    // The opponent's turn has begun: its time is ours to use.
+    agent.think_ahead();
 
     let pieces = result.iter().filter(|(_, p)| p.is_some()).count();
     eprintln!(

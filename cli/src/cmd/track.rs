@@ -450,6 +450,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             // waiting for the profile's write.
             profile.note(number, name, ok, seconds_left, elapsed, &tracker.agent);
         }
+        if ok && name == profile::MOVE_RESULT {
+            // The opponent's turn: expand ahead of its report, after our
+            // reply is out, so the next opponent_move is only a filter.
+            tracker.agent.think_ahead();
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -58,6 +58,40 @@ impl Context {
     }
 }
 
+impl Context {
+    /// Every capture of one of our pieces, wherever it is (en passant
+    /// included): with [`Context::new`]`(own, None)`, all of the opponent's
+    /// possible moves.
+    pub(crate) fn any_capture(own: &Own) -> Context {
+        Context {
+            them: own.color.flip(),
+            ours: own.occupied(),
+            our_pawns: own.pieces[PieceKind::Pawn as usize],
+            targets: own.occupied(),
+            capture: true,
+            ep_target: own.ep,
+        }
+    }
+}
+
+/// Where the move that made `child` (from a parent expanded with our side
+/// `own`) captured one of our pieces: the one square where the opponent now
+/// stands on one of ours, or our double-stepped pawn if an opponent pawn
+/// stands on the square it passed (no piece can stand there before, and
+/// only an en-passant capture brings a pawn there).
+pub(crate) fn capture_square(child: &Hypothesis, own: &Own) -> Option<Square> {
+    let occ = child.occupied();
+    if let Some(sq) = (occ & own.occupied()).first() {
+        return Some(sq);
+    }
+    let ep = own.ep?;
+    if child.kind_at(ep) == Some(PieceKind::Pawn) {
+        ep.forward(own.color)
+    } else {
+        None
+    }
+}
+
 #[inline(always)]
 fn clear2(p: &mut [u64; 3], a: u64) {
     p[0] &= !a;

@@ -163,7 +163,7 @@ struct Segment {
     taken: usize,
 }
 
-const MAX_SEGMENTS: usize = 256;
+const MAX_SEGMENTS: usize = 1024;
 
 /// The time of the segment that holds a contradicted active set during a
 /// recovery; it is never replayed.
@@ -192,6 +192,10 @@ pub struct Belief<'s> {
     /// During a rebuild the active region may exceed the dedup table, so
     /// updates deduplicate by sorting instead.
     wide: bool,
+    /// Children expanded ahead of the opponent's report, by every move
+    /// whatever it captures: `slots[len..len + ahead]` (see
+    /// [`Belief::expand_ahead`]).
+    ahead: Option<usize>,
 }
 
 /// A hypothesis that was never written (returned when storage is too small).
@@ -250,6 +254,7 @@ impl<'s> Belief<'s> {
             initial,
             log_complete: true,
             wide: false,
+            ahead: None,
         };
         b.stats.capacity = max_active;
         Ok(b)
@@ -411,10 +416,114 @@ impl<'s> Belief<'s> {
             ));
         }
         let obs = Observation::OpponentMove { capture };
-        self.observe(obs)?;
+        if !self.take_ahead(capture) {
+            self.observe(obs)?;
+        }
         self.our_turn = true;
         self.opening_pass = false;
         Ok(())
+    }
+
+    /// Expands the belief ahead of the opponent's report, while the opponent
+    /// thinks: every parent by every move it could make, whatever the move
+    /// captures, into the free slots above the active set. The active set,
+    /// the stash and every query stay as they were; [`Belief::opponent_move`]
+    /// then only keeps the children whose capture matches the report (a
+    /// child's capture square is a function of the child, since our pieces
+    /// are the same in every hypothesis), which is a fast filter instead of
+    /// an expansion. Returns whether it succeeded: it gives up, changing
+    /// nothing, when it is not the opponent's turn, when the children would
+    /// not fit in the free slots below the stash or in the active capacity,
+    /// or during a rebuild.
+    pub fn expand_ahead(&mut self) -> bool {
+        if self.our_turn || self.ahead.is_some() || self.wide || self.log_len >= self.log.len() {
+            return false;
+        }
+        let own = self.own;
+        let quiet = expand::Context::new(&own, None);
+        let captures = expand::Context::any_capture(&own);
+        let base = self.len;
+        let end = self.stash_start.min(base + self.max_active);
+        if end - base < 2 * base {
+            // Every board has a pass and nearly always many moves: no room.
+            return false;
+        }
+        self.table.clear();
+        let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
+        let mut hashes = [0u64; MAX_CHILDREN];
+        let mut w = base;
+        let mut children = 0u64;
+        for i in 0..base {
+            let parent = self.slots[i];
+            let mut k = 0;
+            expand::children(&parent, &quiet, |c| {
+                buf[k] = c;
+                k += 1;
+            });
+            expand::children(&parent, &captures, |c| {
+                buf[k] = c;
+                k += 1;
+            });
+            children += k as u64;
+            if w + k > end {
+                // It may still fit after deduplication, but an overflow needs
+                // sampling, which the report's own expansion does properly.
+                return false;
+            }
+            let mut touched = 0u64;
+            for (j, c) in buf[..k].iter().enumerate() {
+                hashes[j] = c.hash64();
+                touched ^= self.table.touch(hashes[j], self.slots);
+            }
+            core::hint::black_box(touched);
+            for (c, &hash) in buf[..k].iter().zip(&hashes[..k]) {
+                if self.table.insert_hashed(c, hash, w, self.slots) {
+                    self.slots[w] = *c;
+                    w += 1;
+                }
+            }
+        }
+        self.stats.children += children;
+        self.ahead = Some(w - base);
+        true
+    }
+
+    /// Whether the belief holds children expanded ahead (see
+    /// [`Belief::expand_ahead`]).
+    pub fn is_ahead(&self) -> bool {
+        self.ahead.is_some()
+    }
+
+    /// The report arrived after [`Belief::expand_ahead`]: keeps the children
+    /// whose capture square is `capture` as the new active set, and logs the
+    /// observation. Returns false (changing nothing but forgetting the
+    /// children) if there were none ahead or none matches; the caller then
+    /// expands the usual way, which also recovers.
+    fn take_ahead(&mut self, capture: Option<Square>) -> bool {
+        let Some(n) = self.ahead.take() else {
+            return false;
+        };
+        let own = self.own;
+        let base = self.len;
+        let mut w = base;
+        for i in base..base + n {
+            let c = self.slots[i];
+            if expand::capture_square(&c, &own) == capture {
+                self.slots[w] = c;
+                w += 1;
+            }
+        }
+        if w == base {
+            return false;
+        }
+        self.slots.copy_within(base..w, 0);
+        self.len = w - base;
+        self.stats.expansions += 1;
+        let obs = Observation::OpponentMove { capture };
+        self.own = next_own(&own, &obs);
+        self.log[self.log_len] = LogEntry { obs, own };
+        self.log_len += 1;
+        true
     }
 
     /// We sensed: `result` lists every square of the window with its piece.
@@ -1310,6 +1419,13 @@ fn our_move_filter(
         }
         let mut child = h.without_ep();
         if let Some(c) = capture {
+            if h.kind_at(c) == Some(crate::piece::PieceKind::King) {
+                // A captured king takes its side's castling rights with it:
+                // castle rooks become plain rooks.
+                for corner in h.specials() & Bitboard(hyp::CORNERS) {
+                    child.set_code(corner, 4);
+                }
+            }
             child.set_code(c, 0);
         }
         Some(child)
