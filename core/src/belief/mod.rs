@@ -470,18 +470,7 @@ impl<'s> Belief<'s> {
                 // sampling, which the report's own expansion does properly.
                 return false;
             }
-            let mut touched = 0u64;
-            for (j, c) in buf[..k].iter().enumerate() {
-                hashes[j] = c.hash64();
-                touched ^= self.table.touch(hashes[j], self.slots);
-            }
-            core::hint::black_box(touched);
-            for (c, &hash) in buf[..k].iter().zip(&hashes[..k]) {
-                if self.table.insert_hashed(c, hash, w, self.slots) {
-                    self.slots[w] = *c;
-                    w += 1;
-                }
-            }
+            w = self.insert_batch(&buf[..k], &mut hashes, w);
         }
         self.stats.children += children;
         self.ahead = Some(w - base);
@@ -808,20 +797,7 @@ impl<'s> Belief<'s> {
                 }
                 continue;
             }
-            // Hash the batch and touch the table first, so that its cache
-            // misses overlap instead of stalling one insert at a time.
-            let mut touched = 0u64;
-            for (j, c) in buf[..k].iter().enumerate() {
-                hashes[j] = c.hash64();
-                touched ^= self.table.touch(hashes[j], self.slots);
-            }
-            core::hint::black_box(touched);
-            for (c, &hash) in buf[..k].iter().zip(&hashes[..k]) {
-                if self.table.insert_hashed(c, hash, w, self.slots) {
-                    self.slots[w] = *c;
-                    w += 1;
-                }
-            }
+            w = self.insert_batch(&buf[..k], &mut hashes, w);
             if stash_from_here {
                 self.stats.overflows += 1;
                 self.stash_parents(base + i, n - i, time);
@@ -841,6 +817,26 @@ impl<'s> Belief<'s> {
             w
         };
         Ok(())
+    }
+
+    /// Appends the children in `batch` that are new to the table at
+    /// `slots[w..]`; returns the new end. The batch is hashed and its table
+    /// entries touched first, so that their cache misses overlap instead of
+    /// stalling one insert at a time.
+    fn insert_batch(&mut self, batch: &[Hypothesis], hashes: &mut [u64], mut w: usize) -> usize {
+        let mut touched = 0u64;
+        for (h, c) in hashes.iter_mut().zip(batch) {
+            *h = c.hash64();
+            touched ^= self.table.touch(*h, self.slots);
+        }
+        core::hint::black_box(touched);
+        for (c, &hash) in batch.iter().zip(hashes.iter()) {
+            if self.table.insert_hashed(c, hash, w, self.slots) {
+                self.slots[w] = *c;
+                w += 1;
+            }
+        }
+        w
     }
 
     /// Whether [`Belief::stash_parents`] can keep anything now (or may, once
