@@ -341,10 +341,11 @@ impl Agent {
         let us = own.color;
         let scratch = self.sense_scratch.as_deref_mut().expect("sense scratch");
         let mut chooser = Chooser::new(scratch, self.config.sizing.sense_sample);
-        // Positions with our king attacked weigh more: resolving them first
-        // is what keeps the king alive.
-        let weight = |i: usize| board_weight(&own.board_with(&hyps[i], us), us);
-        let choice = chooser.choose(hyps, weight, &mut self.rng);
+        // Positions with our king attacked weigh more, and the sense is asked
+        // to tell them apart (labelled by where the attacker stands): knowing
+        // whether and from where the king is attacked is what keeps it alive.
+        let weigh = |i: usize| board_label(&own.board_with(&hyps[i], us), us);
+        let choice = chooser.choose_labeled(hyps, weigh, KING_DANGER_SENSE, &mut self.rng);
         self.timing.last_sense = t.elapsed().as_secs_f64();
         self.timing.last_sense_scored = choice.map_or(0, |c| c.scored);
         Ok(match choice {
@@ -514,6 +515,27 @@ pub fn board_weight(board: &Board, us: Color) -> f32 {
 
 /// The weight of a hypothesis in which our king is attacked.
 pub const KING_DANGER_WEIGHT: f32 = 4.0;
+
+/// [`board_weight`] and a sense label: 0 where our king is safe, otherwise
+/// 1 plus the square of its lowest attacker (folded into 1..32), so a sense
+/// that settles the label tells whether the king is attacked and from where.
+pub fn board_label(board: &Board, us: Color) -> (f32, u8) {
+    match board.king(us) {
+        Some(k) => match eval::attackers(board, k, us.flip()).first() {
+            Some(from) => (KING_DANGER_WEIGHT, 1 + from as u8 % 31),
+            None => (1.0, 0),
+        },
+        None => (1.0, 0),
+    }
+}
+
+/// What an unsettled king-danger label costs in the sense choice, against
+/// the weighted share of the belief a sense leaves (see
+/// [`rbc_core::sense::Score::cost`]). At 2, settling a danger share of 20%
+/// of the boards (half the weight at 4x, Gini impurity 0.5) is worth as much
+/// as leaving none of the belief instead of all of it; settling a 1% share
+/// (impurity 0.075) is worth 15% of the belief.
+pub const KING_DANGER_SENSE: f64 = 2.0;
 
 /// Scores every candidate on boards in `order` until `deadline` (at least
 /// `min_boards` boards): a king capture wins, leaving our king capturable

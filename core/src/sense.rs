@@ -64,6 +64,15 @@ pub struct Score {
     pub expected: f64,
     /// The weight of the largest part.
     pub largest: f64,
+    /// How mixed the labels stay after sensing there: the Gini impurity of
+    /// the labels within each part, averaged over the parts by weight. 0 when
+    /// every part holds one label (the sense settles the label), up to the
+    /// impurity of the whole belief when the window cannot tell them apart.
+    pub mixed: f64,
+    /// Weighted share of hypotheses left, `expected / total weight`, plus
+    /// the label cost times `mixed`: what [`Chooser::choose_labeled`]
+    /// minimises.
+    pub cost: f64,
 }
 
 /// The chosen sense and how it was found.
@@ -106,13 +115,28 @@ impl<'s> Chooser<'s> {
         weight: impl Fn(usize) -> f32,
         rng: &mut Rng,
     ) -> Option<Choice> {
+        self.choose_labeled(hyps, |i| (weight(i), 0), 0.0, rng)
+    }
+
+    /// The best interior centre when the hypotheses also carry a label (a
+    /// question the sense should answer, for example "is our king attacked,
+    /// and from where"): `weigh(i)` gives the weight and label (0..32) of
+    /// hypothesis `i`, and the chosen centre minimises the share of weight
+    /// left plus `label_cost` times how mixed the labels stay ([`Score::cost`]).
+    /// With one label, or `label_cost` 0, this is [`Chooser::choose`].
+    pub fn choose_labeled(
+        &mut self,
+        hyps: &[Hypothesis],
+        weigh: impl Fn(usize) -> (f32, u8),
+        label_cost: f64,
+        rng: &mut Rng,
+    ) -> Option<Choice> {
         let mut best: Option<Score> = None;
-        self.each_score(hyps, &weight, rng, |s| {
+        self.each_score_labeled(hyps, &weigh, label_cost, rng, |s| {
             let better = match best {
                 None => true,
                 Some(b) => {
-                    s.expected < b.expected - 1e-9
-                        || (s.expected <= b.expected + 1e-9 && s.largest < b.largest)
+                    s.cost < b.cost - 1e-12 || (s.cost <= b.cost + 1e-12 && s.largest < b.largest)
                 }
             };
             if better {
@@ -135,6 +159,24 @@ impl<'s> Chooser<'s> {
         &mut self,
         hyps: &[Hypothesis],
         weight: &impl Fn(usize) -> f32,
+        rng: &mut Rng,
+        f: impl FnMut(Score),
+    ) -> Option<(usize, usize)> {
+        self.each_score_labeled(hyps, &|i| (weight(i), 0), 0.0, rng, f)
+    }
+
+    /// [`Chooser::each_score`] with labels (see [`Chooser::choose_labeled`]).
+    /// The label rides in the top five bits of the sort word, above the
+    /// 27-bit key, so the sort is unchanged; within each part the label
+    /// weights are summed in a 32-entry array.
+    ///
+    /// # Panics
+    /// If a label is 32 or more.
+    pub fn each_score_labeled(
+        &mut self,
+        hyps: &[Hypothesis],
+        weigh: &impl Fn(usize) -> (f32, u8),
+        label_cost: f64,
         rng: &mut Rng,
         mut f: impl FnMut(Score),
     ) -> Option<(usize, usize)> {
@@ -162,19 +204,25 @@ impl<'s> Chooser<'s> {
         let b = &mut rest[..count];
         let mut total_w = 0.0f64;
         let mut m = 0;
+        let mut labels_seen = 0u32;
         for i in 0..count {
             let idx = pick(i);
-            let w = weight(idx);
+            let (w, label) = weigh(idx);
+            assert!(label < 32, "sense labels are 0..32, got {label}");
             if w > 0.0 {
                 let v = hyps[idx].visible_planes();
-                vis[4 * m..4 * m + 4].copy_from_slice(&[v[0], v[1], v[2], w.to_bits() as u64]);
+                let tag = (label as u64) << LABEL_SHIFT | w.to_bits() as u64;
+                vis[4 * m..4 * m + 4].copy_from_slice(&[v[0], v[1], v[2], tag]);
                 total_w += w as f64;
+                labels_seen |= 1 << label;
                 m += 1;
             }
         }
         if total_w <= 0.0 {
             return None;
         }
+        let labeled = labels_seen.count_ones() > 1;
+        let mut label_w = [0.0f64; 32];
         for center in interior_centers() {
             let low = center as u32 - 9;
             for (slot, g) in a[..m].iter_mut().zip(vis.chunks_exact(4)) {
@@ -183,27 +231,57 @@ impl<'s> Chooser<'s> {
             radix_pass(&a[..m], &mut b[..m], 32);
             radix_pass(&b[..m], &mut a[..m], 41);
             radix_pass(&a[..m], &mut b[..m], 50);
-            let (mut sum_sq, mut largest) = (0.0f64, 0.0f64);
+            let (mut sum_sq, mut largest, mut impurity) = (0.0f64, 0.0f64, 0.0f64);
             let mut i = 0;
             while i < m {
-                let key = b[i] >> 32;
+                let key = b[i] >> 32 & KEY_MASK;
                 let mut part = 0.0f64;
-                while i < m && b[i] >> 32 == key {
-                    part += f32::from_bits(b[i] as u32) as f64;
+                let mut touched = 0u32;
+                while i < m && b[i] >> 32 & KEY_MASK == key {
+                    let w = f32::from_bits(b[i] as u32) as f64;
+                    part += w;
+                    if labeled {
+                        let l = (b[i] >> LABEL_SHIFT) as usize;
+                        label_w[l] += w;
+                        touched |= 1 << l;
+                    }
                     i += 1;
                 }
                 sum_sq += part * part;
                 largest = largest.max(part);
+                if touched.count_ones() > 1 {
+                    // Gini impurity of the part times its weight:
+                    // part - sum(w_l^2) / part.
+                    let mut same = 0.0;
+                    while touched != 0 {
+                        let l = touched.trailing_zeros() as usize;
+                        same += label_w[l] * label_w[l];
+                        label_w[l] = 0.0;
+                        touched &= touched - 1;
+                    }
+                    impurity += part - same / part;
+                } else if touched != 0 {
+                    label_w[touched.trailing_zeros() as usize] = 0.0;
+                }
             }
+            let mixed = impurity / total_w;
             f(Score {
                 center,
                 expected: sum_sq / total_w,
                 largest,
+                mixed,
+                cost: sum_sq / (total_w * total_w) + label_cost * mixed,
             });
         }
         Some((count, n))
     }
 }
+
+/// Where the label sits in a sort word: above the 27-bit window key, which
+/// starts at bit 32.
+const LABEL_SHIFT: u32 = 59;
+/// The window key's bits, once shifted down by 32.
+const KEY_MASK: u64 = (1 << 27) - 1;
 
 /// One stable counting-sort pass on the 9 bits at `shift`.
 fn radix_pass(from: &[u64], to: &mut [u64], shift: u32) {
@@ -363,6 +441,103 @@ mod tests {
             single_tile_minmax(&[a, b]).map(|s| s.rank()),
             Some(Rank::Seventh).map(|_| Rank::Seventh)
         );
+    }
+
+    /// Expected weight left and label impurity by comparing windows directly.
+    fn labeled_slow(hyps: &[Hypothesis], w: &[f32], l: &[u8], center: Square) -> (f64, f64) {
+        let total: f64 = w.iter().map(|&x| x as f64).sum();
+        let (mut sum_sq, mut impurity) = (0.0, 0.0);
+        let mut done = std::vec![false; hyps.len()];
+        for i in 0..hyps.len() {
+            if done[i] {
+                continue;
+            }
+            let mut by_label = [0.0f64; 32];
+            for j in i..hyps.len() {
+                if !done[j] && window_key(&hyps[j], center) == window_key(&hyps[i], center) {
+                    done[j] = true;
+                    by_label[l[j] as usize] += w[j] as f64;
+                }
+            }
+            let part: f64 = by_label.iter().sum();
+            sum_sq += part * part;
+            impurity += part - by_label.iter().map(|x| x * x).sum::<f64>() / part;
+        }
+        (sum_sq / total, impurity / total)
+    }
+
+    #[test]
+    fn label_impurity_matches_brute_force() {
+        for seed in 0..4 {
+            let hyps = sample_hyps(150, 20 + seed);
+            let mut rng = Rng::new(seed);
+            let w: Vec<f32> = (0..hyps.len()).map(|_| 1.0 + rng.below(4) as f32).collect();
+            // Labels from what the hypotheses hold (so windows can see them)
+            // and some at random (so they cannot).
+            let l: Vec<u8> = hyps
+                .iter()
+                .map(|h| match rng.below(3) {
+                    0 => rng.below(32) as u8,
+                    _ => h.kind_at(Square::D7).map_or(0, |k| 1 + k as u8),
+                })
+                .collect();
+            let mut table = std::vec![0u64; scratch_len(1000)];
+            let mut chooser = Chooser::new(&mut table, 1000);
+            let mut seen = 0;
+            chooser.each_score_labeled(&hyps, &|i| (w[i], l[i]), 3.0, &mut rng, |s| {
+                let (expected, mixed) = labeled_slow(&hyps, &w, &l, s.center);
+                assert!((s.expected - expected).abs() < 1e-6, "{}", s.center);
+                assert!(
+                    (s.mixed - mixed).abs() < 1e-9,
+                    "{}: {} vs {mixed}",
+                    s.center,
+                    s.mixed
+                );
+                let total: f64 = w.iter().map(|&x| x as f64).sum();
+                assert!((s.cost - (expected / total + 3.0 * mixed)).abs() < 1e-9);
+                seen += 1;
+            });
+            assert_eq!(seen, 36);
+        }
+    }
+
+    #[test]
+    fn labels_pull_the_sense_to_the_question() {
+        let hyps = sample_hyps(300, 4);
+        let mut table = std::vec![0u64; scratch_len(1000)];
+        let mut chooser = Chooser::new(&mut table, 1000);
+        let plain = chooser.choose(&hyps, |_| 1.0, &mut Rng::new(1)).unwrap();
+        let near = |a: Square, b: Square| {
+            (a.file() as i8 - b.file() as i8).abs() <= 1
+                && (a.rank() as i8 - b.rank() as i8).abs() <= 1
+        };
+        // The label is what stands on one square the best plain window does
+        // not see, on which the sample disagrees.
+        let target = (0..64)
+            .map(Square::index_const)
+            .filter(|&sq| !near(sq, plain.best.center))
+            .find(|&sq| {
+                let first = hyps[0].kind_at(sq);
+                hyps.iter().filter(|h| h.kind_at(sq) != first).count() > 10
+            })
+            .expect("a square the sample disagrees on");
+        let l: Vec<u8> = hyps
+            .iter()
+            .map(|h| h.kind_at(target).map_or(0, |k| 1 + k as u8))
+            .collect();
+        let unlabeled = chooser
+            .choose_labeled(&hyps, |i| (1.0, l[i]), 0.0, &mut Rng::new(1))
+            .unwrap();
+        assert_eq!(plain.best.center, unlabeled.best.center);
+        assert!(unlabeled.best.mixed > 0.0);
+        let asked = chooser
+            .choose_labeled(&hyps, |i| (1.0, l[i]), 100.0, &mut Rng::new(1))
+            .unwrap();
+        // A window next to the square settles it, so the choice must too (a
+        // window elsewhere may settle it as well, through what it implies:
+        // an a7 pawn still home cannot be on a5).
+        assert_eq!(asked.best.mixed, 0.0, "{} for {target}", asked.best.center);
+        assert_ne!(asked.best.center, plain.best.center);
     }
 
     #[test]
