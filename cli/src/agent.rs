@@ -351,7 +351,9 @@ impl Agent {
         Ok(match choice {
             // One board (or all identical windows): sensing cannot help; sense the
             // centre anyway, where a sense at least confirms the most squares.
-            Some(c) if c.best.expected < c.total.min(c.scored) as f64 => Some(c.best.center),
+            // (In weight: with danger weights the expected weight left can
+            // exceed the number of boards and still be a split.)
+            Some(c) if c.best.expected < c.best.weight * (1.0 - 1e-9) => Some(c.best.center),
             Some(_) | None => Some(Square::E6.relative_sense(belief.color())),
         })
     }

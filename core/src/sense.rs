@@ -69,6 +69,9 @@ pub struct Score {
     /// every part holds one label (the sense settles the label), up to the
     /// impurity of the whole belief when the window cannot tell them apart.
     pub mixed: f64,
+    /// The total weight scored (the same for every centre): `expected` is
+    /// this much when the window cannot split the belief at all.
+    pub weight: f64,
     /// Weighted share of hypotheses left, `expected / total weight`, plus
     /// the label cost times `mixed`: what [`Chooser::choose_labeled`]
     /// minimises.
@@ -270,6 +273,7 @@ impl<'s> Chooser<'s> {
                 expected: sum_sq / total_w,
                 largest,
                 mixed,
+                weight: total_w,
                 cost: sum_sq / (total_w * total_w) + label_cost * mixed,
             });
         }

@@ -548,6 +548,59 @@ fn following_the_engine_keeps_the_true_board_as_black() {
     play_along(Color::Black, 8, 2);
 }
 
+/// A regression from a lost game (run 4 against TroutBot, game 17): the
+/// opponent has just captured on f7, beside our king on e8; in about half of
+/// the boards the piece there attacks the king. The sense must settle
+/// whether it does. It once did not: with king-danger hypotheses weighing
+/// four, the expected weight left exceeded the number of boards, and the
+/// agent took that for "no sense can help" and sensed its default square.
+#[test]
+fn a_sense_settles_a_check_the_belief_half_holds() {
+    let events = include_str!("../data/check-on-f7.jsonl");
+    let truth: Board = "rn1qkb1r/4pPpp/2pn4/pp2N2Q/2B5/2P5/PP3PPP/R1B1K2R b KQkq - 0 12"
+        .parse()
+        .unwrap();
+    let attacked = |fen: &str| {
+        let b: Board = fen.parse().unwrap();
+        let king = b.king(Color::Black).expect("our king");
+        rbc_core::eval::attackers(&b, king, Color::White).any()
+    };
+    let mut t = Track::with_args(&["--engine", "builtin"]);
+    for line in events.lines() {
+        let r = t.send(line);
+        assert!(r.get("error").is_none(), "{line}: {r}");
+    }
+    let boards = t.send(r#"{"query":"boards","limit":100000}"#);
+    let fens: Vec<&str> = boards["fens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let danger = fens.iter().filter(|f| attacked(f)).count();
+    assert!(
+        danger > 0 && danger < fens.len(),
+        "{danger} of {}",
+        fens.len()
+    );
+    let sense = t.send(r#"{"query":"sense","seconds_left":100}"#);
+    let center: Square = sense["sense"].as_str().unwrap().parse().unwrap();
+    t.ok(sense_result(&truth, center));
+    let boards = t.send(r#"{"query":"boards","limit":100000}"#);
+    let left: Vec<bool> = boards["fens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| attacked(f.as_str().unwrap()))
+        .collect();
+    assert!(
+        left.iter().all(|&a| a),
+        "sensing {center} left {} of {} boards safe",
+        left.iter().filter(|&&a| !a).count(),
+        left.len()
+    );
+}
+
 #[test]
 fn a_new_game_starts_after_game_end_in_the_same_process() {
     let mut t = Track::new();
