@@ -581,7 +581,7 @@ mod props {
             let res = arbitrate(&truth, req).unwrap();
             if truth.turn() == color {
                 if ply > 0 || color == Color::White {
-                    belief.opponent_move(last_capture).unwrap();
+                    belief.opponent_move(last_capture.take()).unwrap();
                 }
                 truth.play(res.taken);
                 belief.move_result(req, res.taken, res.capture).unwrap();
@@ -634,6 +634,35 @@ mod props {
             prop_assert!(belief.contains(&truth));
         }
 
+        /// The same with a capture: outputs that differ only in what we
+        /// captured (or in an en-passant mark) merge into the first of them.
+        #[test]
+        fn capture_result_is_vec_filter_map_dedup(seed in any::<u64>(), plies in 4usize..10, pick in any::<u64>()) {
+            let mut mem = Mem::new(1 << 18, 0);
+            let (mut belief, mut truth) = grown(&mut mem, 1 << 18, seed, plies);
+            // (Without a stash, an overflow drops boards, the truth perhaps.)
+            prop_assume!(belief.our_turn() && truth.king_captured().is_none() && belief.stats().dropped == 0);
+            let mut rng = Rng::new(pick);
+            let res = (0..64).find_map(|_| {
+                let req = random_request(&truth, &mut rng);
+                let res = arbitrate(&truth, req).unwrap();
+                res.capture.map(|_| (req, res))
+            });
+            prop_assume!(res.is_some());
+            let (req, res) = res.unwrap();
+            let own = *belief.own();
+            let f = our_move_filter(&own, req, res.taken, res.capture);
+            let mut seen = HashSet::new();
+            let model: Vec<Hypothesis> =
+                belief.hypotheses().iter().filter_map(&f).filter(|h| seen.insert(*h)).collect();
+            truth.play(res.taken);
+            belief.move_result(req, res.taken, res.capture).unwrap();
+            prop_assert_eq!(belief.hypotheses(), &model[..]);
+            // (A taken king leaves castling rights on the board that the
+            // belief has dropped: the game is over then.)
+            prop_assert!(truth.king_captured().is_some() || belief.contains(&truth));
+        }
+
         /// Any capacity: never over capacity, and the truth is active or
         /// recoverable (every update succeeds).
         #[test]
@@ -676,4 +705,125 @@ fn impossible_observation_after_overflow_changes_nothing() {
     b.sense(&result).unwrap();
     b.debug_check();
     assert!(!b.is_empty());
+}
+
+/// Captures merge boards that differed only in what we took, or in an
+/// en-passant mark: beliefs padded with such variants (other kinds on the
+/// capture square, marked and unmarked twins) merge exactly like `filter_map` followed
+/// by keeping the first of each repeat, whichever group is the largest.
+#[test]
+fn capture_merges_keep_the_first_of_each_repeat() {
+    let mut rng = Rng::new(11);
+    let (mut merged, mut marked, mut trials) = (0, 0, 0);
+    for seed in 0..400u64 {
+        let mut mem = Mem::new(1 << 16, 0);
+        let color = if seed % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut belief = mem.belief(1 << 16, color, seed);
+        let mut truth = Board::start();
+        if color == Color::White {
+            belief.opponent_move(None).unwrap();
+        }
+        // A few plies with senses (to keep the belief small).
+        let mut alive = true;
+        for _ in 0..8 {
+            let req = random_request(&truth, &mut rng);
+            let res = arbitrate(&truth, req).unwrap();
+            truth.play(res.taken);
+            if truth.king_captured().is_some() {
+                alive = false;
+                break;
+            }
+            if truth.turn() == color {
+                belief.opponent_move(res.capture).unwrap();
+                let c = Square::index_const(rng.below(64) as usize);
+                belief.sense(&sense_result(&truth, c)).unwrap();
+            } else {
+                belief.move_result(req, res.taken, res.capture).unwrap();
+            }
+        }
+        if !alive || truth.turn() != color || belief.len() > 4000 {
+            continue;
+        }
+        let Some((req, res)) = (0..64).find_map(|_| {
+            let req = random_request(&truth, &mut rng);
+            let res = arbitrate(&truth, req).unwrap();
+            res.capture.map(|_| (req, res))
+        }) else {
+            continue;
+        };
+        let c = res.capture.unwrap();
+        // Pad: every other piece kind on the capture square, for some boards,
+        // and the unmarked twin of every marked board.
+        let mut hyps: Vec<Hypothesis> = belief.hypotheses().to_vec();
+        let mut seen: HashSet<Hypothesis> = hyps.iter().copied().collect();
+        for h in belief.hypotheses() {
+            if h.has_ep() {
+                let twin = h.without_ep();
+                if seen.insert(twin) {
+                    hyps.insert(rng.below(hyps.len() as u64 + 1) as usize, twin);
+                }
+            }
+            // A marked twin: a pawn on its double-step rank that has just
+            // arrived (the filter does not ask whether a capture could follow).
+            let rank = if color == Color::White { 4 } else { 3 };
+            for f in 0..8 {
+                let sq = Square::index_const(rank * 8 + f);
+                if h.code(sq) == 1 && rng.below(4) == 0 {
+                    let mut v = *h;
+                    v.set_code(sq, 7);
+                    if seen.insert(v) {
+                        hyps.insert(rng.below(hyps.len() as u64 + 1) as usize, v);
+                    }
+                    break;
+                }
+            }
+            if h.code(c) != 0 && rng.below(2) == 0 {
+                for code in 1..=5 {
+                    let mut v = *h;
+                    v.set_code(c, code);
+                    if rng.below(3) == 0 && seen.insert(v) {
+                        hyps.insert(rng.below(hyps.len() as u64 + 1) as usize, v);
+                    }
+                }
+            }
+        }
+        marked += hyps.iter().any(Hypothesis::has_ep) as usize;
+        let own = *belief.own();
+        // The capture, and a move without one (only marks merge then).
+        let quiet = (0..64)
+            .map(|_| random_request(&truth, &mut rng))
+            .map(|req| (req, arbitrate(&truth, req).unwrap()))
+            .find(|(_, res)| res.capture.is_none());
+        for (req, res) in core::iter::once((req, res)).chain(quiet) {
+            let f = our_move_filter(&own, req, res.taken, res.capture);
+            let mut first = HashSet::new();
+            let model: Vec<Hypothesis> = hyps
+                .iter()
+                .filter_map(&f)
+                .filter(|h| first.insert(*h))
+                .collect();
+            let survivors = hyps.iter().filter_map(&f).count();
+            let mut mem2 = Mem::new(1 << 16, 0);
+            let storage = Storage {
+                hypotheses: &mut mem2.slots,
+                table: &mut mem2.table,
+                log: &mut mem2.log,
+            };
+            let mut padded =
+                Belief::with_hypotheses(storage, 1 << 16, own, true, &hyps, seed).unwrap();
+            padded.move_result(req, res.taken, res.capture).unwrap();
+            assert_eq!(padded.hypotheses(), &model[..], "seed {seed} {req:?}");
+            merged += (model.len() < survivors) as usize;
+            trials += 1;
+        }
+    }
+    std::eprintln!("{trials} move results, {merged} with merges, {marked} beliefs with marks");
+    assert!(
+        merged >= 20 && marked >= 3,
+        "{trials} move results, {merged} merged, {marked} marked"
+    );
 }
