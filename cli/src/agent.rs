@@ -653,8 +653,10 @@ fn choose_move(
         return (t.mv, boards);
     }
 
-    // Near the reversible-move limit, and ahead, moves that capture or push a
-    // pawn are worth more: a draw throws the advantage away.
+    // Near the reversible-move limit, unless behind, moves that capture or
+    // push a pawn are worth more: a draw throws away an advantage, and from
+    // an even position it throws away the chance of one (run 5 drew a game
+    // against a bot that never moved, shuffling a knight for 30 moves).
     let mut agg = Aggregate {
         mean_weight: config.mean_weight,
         progress_bonus: 0.0,
@@ -663,7 +665,7 @@ fn choose_move(
         .iter()
         .map(|t| t.live_value(agg.mean_weight))
         .fold(f64::NEG_INFINITY, f64::max);
-    if quiet_plies >= PROGRESS_FROM && ahead > 150.0 {
+    if quiet_plies >= PROGRESS_FROM && ahead > -PROGRESS_UNLESS_BEHIND {
         agg.progress_bonus = (60.0 * (quiet_plies - PROGRESS_FROM + 1) as f64).min(1500.0);
     }
 
@@ -700,6 +702,10 @@ const MIN_BOARDS: usize = 64;
 /// which progress earns a bonus.
 const PROGRESS_FROM: u32 = 60;
 
+/// How far behind (centipawns, best live value) rbc must be to prefer the
+/// draw the reversible-move limit would bring.
+const PROGRESS_UNLESS_BEHIND: f64 = 150.0;
+
 /// Candidates the engine re-scores after the built-in evaluator's first pass.
 const ENGINE_CANDIDATES: usize = 6;
 
@@ -718,6 +724,36 @@ mod tests {
             assert!(next.storage_bytes() + PROCESS_OVERHEAD > bytes, "{mib} MiB");
         }
         assert!(Sizing::with_memory(1 << 20).is_err());
+    }
+
+    /// Near the reversible-move limit in an even position, rbc makes
+    /// progress (a pawn move or a capture) rather than shuffle into a draw.
+    #[test]
+    fn an_even_position_near_the_move_limit_makes_progress() {
+        // Run 5, AttackerBot game 31: white never moved; black, 90 quiet
+        // half-moves in, with all its pieces.
+        let board: Board = "rnbqkb1r/p3n2p/1p1pp1p1/2p2p2/8/8/PPPPPPPP/RNBQKBNR b KQkq - 90 72"
+            .parse()
+            .unwrap();
+        for seed in 0..8 {
+            let mut agent = Agent::new(AgentConfig {
+                sizing: Sizing::with_capacity(1000),
+                seed,
+                ..AgentConfig::default()
+            })
+            .unwrap();
+            agent.start_game(Color::Black, &board, 100.0, 2.0).unwrap();
+            let mv = agent
+                .choose_move(100.0)
+                .unwrap()
+                .expect("a move, not a pass");
+            let pawn = board.kind_at(mv.from) == Some(PieceKind::Pawn);
+            let capture = board.piece_at(mv.to).is_some();
+            assert!(
+                pawn || capture,
+                "seed {seed}: {mv} neither pushes a pawn nor captures"
+            );
+        }
     }
 
     #[test]
