@@ -509,10 +509,7 @@ fn candidates(template: &Board) -> Vec<Option<Move>> {
 /// bot, and AttackerBot by design) make those positions far likelier than one
 /// in N, and they are the ones that lose the game when missed.
 pub fn board_weight(board: &Board, us: Color) -> f32 {
-    match board.king(us) {
-        Some(k) if eval::attackers(board, k, us.flip()).any() => KING_DANGER_WEIGHT,
-        _ => 1.0,
-    }
+    board_label(board, us).0
 }
 
 /// The weight of a hypothesis in which our king is attacked.
