@@ -827,3 +827,44 @@ fn capture_merges_keep_the_first_of_each_repeat() {
         "{trials} move results, {merged} merged, {marked} marked"
     );
 }
+
+/// An overflowing expansion stashes a uniform sample of the parents it did
+/// not expand: 32 parents (black's queen on each square of ranks 3 to 6), room
+/// for one parent's children, and a stash of 16. Over 1,000 seeds each parent
+/// is stashed with probability 31/32 x 16/31 = 1/2, 500 times on average
+/// (sd 16); a sample biased by the order of the parents in memory lands far
+/// outside 500 +- 80 for some of them.
+#[test]
+fn an_overflow_stashes_a_uniform_sample_of_parents() {
+    let own = Own::from_board(&Board::start(), Color::White);
+    let parents: Vec<Hypothesis> = (16..48u8)
+        .map(|i| {
+            let mut board = Board::start();
+            let queen = board.remove_piece(Square::D8);
+            board.set_piece(Square::index_const(i as usize), queen);
+            Hypothesis::from_board(&board, Color::Black)
+        })
+        .collect();
+    let mut stashed = [0u32; 32];
+    for seed in 0..1000 {
+        let mut mem = Mem::new(64, 16);
+        let storage = Storage {
+            hypotheses: &mut mem.slots,
+            table: &mut mem.table,
+            log: &mut mem.log,
+        };
+        let mut b = Belief::with_hypotheses(storage, 64, own, false, &parents, seed).unwrap();
+        b.opponent_move(None).unwrap();
+        assert_eq!(b.stashed().len(), 16, "seed {seed}");
+        for h in b.stashed() {
+            let i = parents.iter().position(|p| p == h).expect("a parent");
+            stashed[i] += 1;
+        }
+    }
+    for (i, &n) in stashed.iter().enumerate() {
+        assert!(
+            (420..=580).contains(&n),
+            "parent {i} stashed {n} times of 1000"
+        );
+    }
+}
