@@ -476,12 +476,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 })
                 .collect(),
         );
+        // Dropped en-passant marks are what can merge boards without a capture.
+        let marked = l.hyps.iter().filter(|h| h.has_ep()).count();
         push(
             name,
             "move-result filter",
             n as f64 / t,
             "boards/s",
-            format!("{n} boards in {:.2} ms", t * 1e3),
+            format!(
+                "{n} boards ({marked} with an en-passant mark) in {:.2} ms",
+                t * 1e3
+            ),
         );
         let mut chooser = Chooser::new(&mut scratch, sizing.sense_sample);
         let mut rng = Rng::new(5);
