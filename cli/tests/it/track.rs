@@ -601,6 +601,41 @@ fn a_sense_settles_a_check_the_belief_half_holds() {
     );
 }
 
+/// Run 7, TroutBot game 41: the opponent's engine had died, so it passed
+/// every turn, and rbc (black, level in material) shuffled its bishop
+/// b1-h7 until the 100 half-move draw, because every pawn move left its king
+/// capturable on a few more of the boards. These are the game's
+/// observations up to rbc's turn at half-move 97; a move that makes
+/// progress must now win over that king danger.
+#[test]
+fn a_draw_by_the_move_limit_is_not_shuffled_into() {
+    let events = include_str!("../data/passive-opponent-draw.jsonl");
+    let truth: Board = "8/2p2p2/2p1p2k/4P3/6pP/8/1P3p2/1bK2R2 b - - 97 161"
+        .parse()
+        .unwrap();
+    for seed in ["0", "1", "2"] {
+        let mut t = Track::with_args(&["--engine", "builtin", "--seed", seed]);
+        for line in events.lines() {
+            let r = t.send(line);
+            assert!(r.get("error").is_none(), "{line}: {r}");
+        }
+        let reply = t.send(r#"{"query":"move","seconds_left":60}"#);
+        let mv: Move = reply["move"]
+            .as_str()
+            .expect("a move, not a pass")
+            .parse()
+            .unwrap();
+        // Our own pieces are known exactly: a pawn, or one of the opponent's
+        // pieces on the true board (the belief holds it there too).
+        let pawn = truth.kind_at(mv.from) == Some(rbc_core::PieceKind::Pawn);
+        let capture = truth.piece_at(mv.to).is_some();
+        assert!(
+            pawn || capture,
+            "seed {seed}: {mv} neither pushes a pawn nor captures"
+        );
+    }
+}
+
 #[test]
 fn a_new_game_starts_after_game_end_in_the_same_process() {
     let mut t = Track::new();
