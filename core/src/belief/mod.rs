@@ -741,16 +741,20 @@ impl<'s> Belief<'s> {
         self.slots.copy_within(0..n, base);
         let may_overflow = n.saturating_mul(64) > self.max_active;
         if may_overflow {
-            for i in (1..n).rev() {
-                let j = self.rng.below(i as u64 + 1) as usize;
-                self.slots.swap(base + i, base + j);
-            }
+            shuffle(&mut self.slots[base..base + n], &mut self.rng);
         }
         if !self.wide {
             self.table.clear();
         }
         let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
         let mut hashes = [0u64; MAX_CHILDREN];
+        // Children waiting to be inserted, from several parents: a parent
+        // often has one or two children that survive the capture mask, and
+        // its table misses only overlap with those of its neighbours if
+        // they are inserted together. They are inserted in the order they
+        // were made, so the result is exactly that of inserting each
+        // parent's children at once.
+        let mut pending = Pending::new();
         let mut w = 0usize;
         let mut children = 0u64;
         for i in 0..n {
@@ -762,6 +766,13 @@ impl<'s> Belief<'s> {
             });
             children += k as u64;
             let room = self.max_active.min(base + i + 1);
+            if !self.wide && (w + pending.len + k > room || pending.len + k > PENDING) {
+                w = pending.flush(self, w);
+            }
+            if !self.wide && w + k <= room {
+                pending.push(&buf[..k]);
+                continue;
+            }
             let mut stash_from_here = false;
             if w + k > room {
                 if w == 0 {
@@ -804,6 +815,7 @@ impl<'s> Belief<'s> {
                 break;
             }
         }
+        w = pending.flush(self, w);
         self.stats.children += children;
         if w == 0 {
             // Nothing possible: put the parents back where they were.
@@ -1317,6 +1329,91 @@ impl<'s> Belief<'s> {
 }
 
 /// Sorts and removes repeats; returns the new length.
+/// Children an expansion collects before inserting them (see [`Pending`]).
+const PENDING: usize = 64;
+
+/// Children of several parents waiting to be inserted, with their hashes.
+///
+/// A parent often has only one or two children that survive the capture
+/// mask, and generating them takes more instructions than the processor can
+/// look ahead over, so a table miss per parent would stall it every time.
+/// Collected over several parents, the children's table entries are loaded
+/// in one tight loop, where the misses overlap, and then inserted.
+struct Pending {
+    hyps: [Hypothesis; PENDING + MAX_CHILDREN],
+    hashes: [u64; PENDING + MAX_CHILDREN],
+    len: usize,
+}
+
+impl Pending {
+    fn new() -> Pending {
+        Pending {
+            hyps: [Hypothesis::EMPTY; PENDING + MAX_CHILDREN],
+            hashes: [0; PENDING + MAX_CHILDREN],
+            len: 0,
+        }
+    }
+
+    /// Queues `batch`.
+    #[inline]
+    fn push(&mut self, batch: &[Hypothesis]) {
+        for c in batch {
+            self.hyps[self.len] = *c;
+            self.hashes[self.len] = c.hash64();
+            self.len += 1;
+        }
+    }
+
+    /// Inserts what is queued into `belief` from `slots[w]` on, in order;
+    /// returns the new end.
+    #[inline]
+    fn flush(&mut self, belief: &mut Belief<'_>, mut w: usize) -> usize {
+        let n = self.len;
+        let mut touched = 0u64;
+        for &h in &self.hashes[..n] {
+            touched ^= belief.table.touch(h, belief.slots);
+        }
+        core::hint::black_box(touched);
+        for (c, &hash) in self.hyps[..n].iter().zip(&self.hashes[..n]) {
+            if belief.table.insert_hashed(c, hash, w, belief.slots) {
+                belief.slots[w] = *c;
+                w += 1;
+            }
+        }
+        self.len = 0;
+        w
+    }
+}
+
+/// A Fisher-Yates shuffle of `hyps`, drawing exactly what a plain one
+/// draws, in the same order (so results do not depend on this being fast).
+/// Over a pool of tens of MB every swap is a cache miss; the partners of a
+/// batch of swaps are drawn and loaded first, in a loop short enough for the
+/// misses to overlap, and then swapped.
+fn shuffle(hyps: &mut [Hypothesis], rng: &mut Rng) {
+    const BATCH: usize = 32;
+    let n = hyps.len();
+    let mut js = [0usize; BATCH];
+    let mut i = n;
+    while i > 1 {
+        // Swaps for positions i-1 down to `low`.
+        let low = i.saturating_sub(BATCH).max(1);
+        let m = i - low;
+        for (k, j) in js[..m].iter_mut().enumerate() {
+            *j = rng.below((i - k) as u64) as usize;
+        }
+        let mut touched = 0u64;
+        for &j in &js[..m] {
+            touched ^= hyps[j].planes[0];
+        }
+        core::hint::black_box(touched);
+        for (k, &j) in js[..m].iter().enumerate() {
+            hyps.swap(i - 1 - k, j);
+        }
+        i = low;
+    }
+}
+
 fn sort_dedup(hyps: &mut [Hypothesis]) -> usize {
     hyps.sort_unstable();
     let mut w = 0;

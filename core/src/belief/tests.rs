@@ -868,3 +868,26 @@ fn an_overflow_stashes_a_uniform_sample_of_parents() {
         );
     }
 }
+
+/// The batched shuffle draws and swaps exactly as a plain Fisher-Yates
+/// shuffle does, so results stay those of the plain one.
+#[test]
+fn the_batched_shuffle_is_the_plain_one() {
+    for n in [0usize, 1, 2, 3, 31, 32, 33, 64, 65, 1000] {
+        for seed in 0..4 {
+            let mut a: Vec<Hypothesis> = (0..n as u64)
+                .map(|i| Hypothesis { planes: [i, 0, 0] })
+                .collect();
+            let mut b = a.clone();
+            let mut ra = crate::rng::Rng::new(seed);
+            let mut rb = crate::rng::Rng::new(seed);
+            super::shuffle(&mut a, &mut ra);
+            for i in (1..n).rev() {
+                let j = rb.below(i as u64 + 1) as usize;
+                b.swap(i, j);
+            }
+            assert_eq!(a, b, "n {n} seed {seed}");
+            assert_eq!(ra.next_u64(), rb.next_u64(), "n {n} seed {seed}");
+        }
+    }
+}
