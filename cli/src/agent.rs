@@ -176,9 +176,11 @@ impl Agent {
     /// Allocates the belief storage once; games reuse it.
     pub fn new(config: AgentConfig) -> Result<Agent> {
         let s = config.sizing;
-        let slots: &'static mut [Hypothesis] =
-            Box::leak(vec![Hypothesis::EMPTY; s.capacity + s.stash].into_boxed_slice());
-        let table: &'static mut [u64] = Box::leak(vec![0u64; s.table_len()].into_boxed_slice());
+        let slots: &'static mut [Hypothesis] = Box::leak(
+            crate::hugepages::filled(s.capacity + s.stash, Hypothesis::EMPTY).into_boxed_slice(),
+        );
+        let table: &'static mut [u64] =
+            Box::leak(crate::hugepages::filled(s.table_len(), 0u64).into_boxed_slice());
         let log: &'static mut [LogEntry] =
             Box::leak(vec![LogEntry::EMPTY; s.log].into_boxed_slice());
         let sense: &'static mut [u64] =

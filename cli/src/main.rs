@@ -1,5 +1,6 @@
 //! `rbc`: a Reconnaissance Blind Chess bot, belief tracker and toolbox.
-#![forbid(unsafe_code)]
+// One `unsafe` call, in `hugepages`, asks the kernel for huge pages.
+#![deny(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ mod clean;
 mod clock;
 mod cmd;
 mod history;
+mod hugepages;
 mod players;
 mod profile;
 mod protocol;

@@ -75,8 +75,8 @@ struct Memory {
 impl Memory {
     fn new(s: &Sizing) -> Memory {
         Memory {
-            slots: vec![Hypothesis::EMPTY; s.capacity + s.stash],
-            table: vec![0; s.table_len()],
+            slots: crate::hugepages::filled(s.capacity + s.stash, Hypothesis::EMPTY),
+            table: crate::hugepages::filled(s.table_len(), 0),
             log: vec![LogEntry::EMPTY; s.log],
             capacity: s.capacity,
         }
