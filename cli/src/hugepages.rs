@@ -16,11 +16,10 @@ pub fn filled<T: Clone>(n: usize, value: T) -> Vec<T> {
     v
 }
 
-const HUGE: usize = 2 << 20;
-
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
 fn advise_huge(ptr: *const u8, len: usize) {
+    const HUGE: usize = 2 << 20;
     // Only whole 2 MiB pages inside the allocation.
     let start = (ptr as usize).next_multiple_of(HUGE);
     let end = (ptr as usize + len) & !(HUGE - 1);
