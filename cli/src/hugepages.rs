@@ -1,9 +1,8 @@
 //! Large buffers backed by 2 MiB pages where the system allows it.
 //!
 //! The belief's slots and deduplication table are tens of MB read at
-//! random; with 4 KiB pages nearly every access also misses the TLB, and the
-//! page walks, not the cache misses, set the pace (only a couple are in
-//! flight at once). Linux backs memory with transparent huge pages when asked
+//! random; with 4 KiB pages nearly every access also misses the TLB (about
+//! 11% of the belief updates' time on the 1M fixture, docs/PERF.md). Linux backs memory with transparent huge pages when asked
 //! (`madvise(MADV_HUGEPAGE)`, the default "madvise" mode); elsewhere, or if
 //! the kernel declines, the buffer is an ordinary one.
 

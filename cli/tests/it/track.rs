@@ -76,6 +76,14 @@ impl Track {
         self.send_bytes(line.as_bytes())
     }
 
+    /// Sends every line of a saved game's observations; each must be accepted.
+    fn replay(&mut self, events: &str) {
+        for line in events.lines() {
+            let r = self.send(line);
+            assert!(r.get("error").is_none(), "{line}: {r}");
+        }
+    }
+
     /// Sends a JSON value as one line and returns the reply.
     fn send_json(&mut self, v: Value) -> Value {
         self.send(&v.to_string())
@@ -566,10 +574,7 @@ fn a_sense_settles_a_check_the_belief_half_holds() {
         rbc_core::eval::attackers(&b, king, Color::White).any()
     };
     let mut t = Track::with_args(&["--engine", "builtin"]);
-    for line in events.lines() {
-        let r = t.send(line);
-        assert!(r.get("error").is_none(), "{line}: {r}");
-    }
+    t.replay(events);
     let boards = t.send(r#"{"query":"boards","limit":100000}"#);
     let fens: Vec<&str> = boards["fens"]
         .as_array()
@@ -615,10 +620,7 @@ fn a_draw_by_the_move_limit_is_not_shuffled_into() {
         .unwrap();
     for seed in ["0", "1", "2"] {
         let mut t = Track::with_args(&["--engine", "builtin", "--seed", seed]);
-        for line in events.lines() {
-            let r = t.send(line);
-            assert!(r.get("error").is_none(), "{line}: {r}");
-        }
+        t.replay(events);
         let reply = t.send(r#"{"query":"move","seconds_left":60}"#);
         let mv: Move = reply["move"]
             .as_str()

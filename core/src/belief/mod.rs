@@ -705,17 +705,7 @@ impl<'s> Belief<'s> {
                         k += 1;
                     }
                 }
-                let mut touched = 0u64;
-                for &h in &hashes[..k] {
-                    touched ^= self.table.touch(h, self.slots);
-                }
-                core::hint::black_box(touched);
-                for (new, &hash) in buf[..k].iter().zip(&hashes[..k]) {
-                    if self.table.insert_hashed(new, hash, w, self.slots) {
-                        self.slots[w] = *new;
-                        w += 1;
-                    }
-                }
+                w = self.insert_hashed(&buf[..k], &hashes[..k], w);
                 i = end;
             }
         }
@@ -832,17 +822,25 @@ impl<'s> Belief<'s> {
     }
 
     /// Appends the children in `batch` that are new to the table at
-    /// `slots[w..]`; returns the new end. The batch is hashed and its table
-    /// entries touched first, so that their cache misses overlap instead of
-    /// stalling one insert at a time.
-    fn insert_batch(&mut self, batch: &[Hypothesis], hashes: &mut [u64], mut w: usize) -> usize {
-        let mut touched = 0u64;
+    /// `slots[w..]`; returns the new end (see [`Belief::insert_hashed`]).
+    fn insert_batch(&mut self, batch: &[Hypothesis], hashes: &mut [u64], w: usize) -> usize {
         for (h, c) in hashes.iter_mut().zip(batch) {
             *h = c.hash64();
-            touched ^= self.table.touch(*h, self.slots);
+        }
+        self.insert_hashed(batch, &hashes[..batch.len()], w)
+    }
+
+    /// Appends the hypotheses in `batch` (hashed in `hashes`) that are new
+    /// to the table at `slots[w..]`, in order; returns the new end. Their
+    /// table entries are all touched first, in a loop short enough for the
+    /// cache misses to overlap instead of stalling one insert at a time.
+    fn insert_hashed(&mut self, batch: &[Hypothesis], hashes: &[u64], mut w: usize) -> usize {
+        let mut touched = 0u64;
+        for &h in hashes {
+            touched ^= self.table.touch(h, self.slots);
         }
         core::hint::black_box(touched);
-        for (c, &hash) in batch.iter().zip(hashes.iter()) {
+        for (c, &hash) in batch.iter().zip(hashes) {
             if self.table.insert_hashed(c, hash, w, self.slots) {
                 self.slots[w] = *c;
                 w += 1;
@@ -1328,7 +1326,6 @@ impl<'s> Belief<'s> {
     }
 }
 
-/// Sorts and removes repeats; returns the new length.
 /// Children an expansion collects before inserting them (see [`Pending`]).
 const PENDING: usize = 64;
 
@@ -1367,21 +1364,9 @@ impl Pending {
     /// Inserts what is queued into `belief` from `slots[w]` on, in order;
     /// returns the new end.
     #[inline]
-    fn flush(&mut self, belief: &mut Belief<'_>, mut w: usize) -> usize {
-        let n = self.len;
-        let mut touched = 0u64;
-        for &h in &self.hashes[..n] {
-            touched ^= belief.table.touch(h, belief.slots);
-        }
-        core::hint::black_box(touched);
-        for (c, &hash) in self.hyps[..n].iter().zip(&self.hashes[..n]) {
-            if belief.table.insert_hashed(c, hash, w, belief.slots) {
-                belief.slots[w] = *c;
-                w += 1;
-            }
-        }
-        self.len = 0;
-        w
+    fn flush(&mut self, belief: &mut Belief<'_>, w: usize) -> usize {
+        let n = core::mem::take(&mut self.len);
+        belief.insert_hashed(&self.hyps[..n], &self.hashes[..n], w)
     }
 }
 
@@ -1414,6 +1399,7 @@ fn shuffle(hyps: &mut [Hypothesis], rng: &mut Rng) {
     }
 }
 
+/// Sorts and removes repeats; returns the new length.
 fn sort_dedup(hyps: &mut [Hypothesis]) -> usize {
     hyps.sort_unstable();
     let mut w = 0;
