@@ -16,7 +16,7 @@
 //! Data flows one way: observations (opponent capture, sense result, our move
 //! result) update the [`belief::Belief`]; the sense and move choosers read it.
 #![no_std]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 #[cfg(test)]
@@ -29,6 +29,7 @@ pub mod board;
 pub mod eval;
 pub mod movegen;
 pub mod piece;
+mod prefetch;
 pub mod rng;
 pub mod rules;
 pub mod sense;

@@ -29,6 +29,7 @@ pub use own::Own;
 use crate::bitboard::Bitboard;
 use crate::board::Board;
 use crate::piece::Piece;
+use crate::prefetch::prefetch;
 use crate::rng::Rng;
 use crate::rules::{self, Move};
 use crate::square::{Color, Square};
@@ -702,6 +703,7 @@ impl<'s> Belief<'s> {
                     if let Some(new) = f(&self.slots[j]) {
                         buf[k] = new;
                         hashes[k] = new.hash64();
+                        self.table.prefetch(hashes[k]);
                         k += 1;
                     }
                 }
@@ -760,7 +762,7 @@ impl<'s> Belief<'s> {
                 w = pending.flush(self, w);
             }
             if !self.wide && w + k <= room {
-                pending.push(&buf[..k]);
+                pending.push(&buf[..k], &self.table);
                 continue;
             }
             let mut stash_from_here = false;
@@ -826,20 +828,20 @@ impl<'s> Belief<'s> {
     fn insert_batch(&mut self, batch: &[Hypothesis], hashes: &mut [u64], w: usize) -> usize {
         for (h, c) in hashes.iter_mut().zip(batch) {
             *h = c.hash64();
+            self.table.prefetch(*h);
         }
         self.insert_hashed(batch, &hashes[..batch.len()], w)
     }
 
     /// Appends the hypotheses in `batch` (hashed in `hashes`) that are new
-    /// to the table at `slots[w..]`, in order; returns the new end. Their
-    /// table entries are all touched first, in a loop short enough for the
-    /// cache misses to overlap instead of stalling one insert at a time.
+    /// to the table at `slots[w..]`, in order; returns the new end. The
+    /// caller has prefetched their table entries; the slots those point to
+    /// are prefetched here, all before the first insert, so that the cache
+    /// misses overlap instead of stalling one insert at a time.
     fn insert_hashed(&mut self, batch: &[Hypothesis], hashes: &[u64], mut w: usize) -> usize {
-        let mut touched = 0u64;
         for &h in hashes {
-            touched ^= self.table.touch(h, self.slots);
+            self.table.prefetch_match(h, self.slots);
         }
-        core::hint::black_box(touched);
         for (c, &hash) in batch.iter().zip(hashes) {
             if self.table.insert_hashed(c, hash, w, self.slots) {
                 self.slots[w] = *c;
@@ -1351,12 +1353,14 @@ impl Pending {
         }
     }
 
-    /// Queues `batch`.
+    /// Queues `batch`, prefetching the table entries it will need.
     #[inline]
-    fn push(&mut self, batch: &[Hypothesis]) {
+    fn push(&mut self, batch: &[Hypothesis], table: &Table<'_>) {
         for c in batch {
+            let h = c.hash64();
+            table.prefetch(h);
             self.hyps[self.len] = *c;
-            self.hashes[self.len] = c.hash64();
+            self.hashes[self.len] = h;
             self.len += 1;
         }
     }
@@ -1387,11 +1391,9 @@ fn shuffle(hyps: &mut [Hypothesis], rng: &mut Rng) {
         for (k, j) in js[..m].iter_mut().enumerate() {
             *j = rng.below((i - k) as u64) as usize;
         }
-        let mut touched = 0u64;
         for &j in &js[..m] {
-            touched ^= hyps[j].planes[0];
+            prefetch(hyps, j);
         }
-        core::hint::black_box(touched);
         for (k, &j) in js[..m].iter().enumerate() {
             hyps.swap(i - 1 - k, j);
         }

@@ -6,6 +6,7 @@
 //! counter wraps (every 255 passes).
 
 use super::hyp::Hypothesis;
+use crate::prefetch::prefetch;
 
 /// Deduplicates hypotheses stored elsewhere, by index.
 pub struct Table<'s> {
@@ -86,18 +87,21 @@ impl<'s> Table<'s> {
         }
     }
 
-    /// Loads what [`Table::insert_hashed`] will look at first for `hash`:
-    /// its home entry and, if that entry's fingerprint matches, the slot it
-    /// points to. Issuing these loads for a batch of keys before inserting
-    /// any lets the memory system fetch them in parallel. Returns a value
-    /// only to keep the loads from being optimised away.
+    /// Asks the cache for the entry [`Table::insert_hashed`] looks at first
+    /// for `hash`. Done for a batch of keys some time before they are
+    /// inserted, the misses overlap instead of stalling one insert at a time.
     #[inline]
-    pub fn touch(&self, hash: u64, slots: &[Hypothesis]) -> u64 {
+    pub fn prefetch(&self, hash: u64) {
+        prefetch(self.entries, hash as usize & self.mask);
+    }
+
+    /// Once the entry for `hash` is cached: if its fingerprint matches, asks
+    /// the cache for the slot it points to, which the insert will compare.
+    #[inline]
+    pub fn prefetch_match(&self, hash: u64, slots: &[Hypothesis]) {
         let e = self.entries[hash as usize & self.mask];
         if (e >> GEN_SHIFT) as u8 == self.generation && e >> FP_SHIFT == hash >> FP_SHIFT {
-            e ^ slots[e as u32 as usize].planes[0]
-        } else {
-            e
+            prefetch(slots, e as u32 as usize);
         }
     }
 }
