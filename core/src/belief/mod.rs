@@ -183,6 +183,9 @@ pub struct Belief<'s> {
     segments: [Segment; MAX_SEGMENTS],
     nseg: usize,
     rng: Rng,
+    /// Parents from which an expansion that may overflow shuffles them
+    /// lazily ([`LAZY_SHUFFLE_MIN`]; tests lower it).
+    lazy_min: usize,
     our_turn: bool,
     opening_pass: bool,
     stats: Stats,
@@ -249,6 +252,7 @@ impl<'s> Belief<'s> {
             segments: [Segment::default(); MAX_SEGMENTS],
             nseg: 0,
             rng: Rng::new(seed),
+            lazy_min: LAZY_SHUFFLE_MIN,
             our_turn: board.turn() == color,
             opening_pass: board.turn() == color,
             stats: Stats::default(),
@@ -664,12 +668,112 @@ impl<'s> Belief<'s> {
             } => {
                 // Only a capture or a dropped en-passant mark can make two
                 // hypotheses equal.
+                let mut f = our_move_filter(own, requested, taken, capture);
+                if capture.is_none()
+                    && let Some(result) = self.retain_merging_marks(&mut f)
+                {
+                    return result;
+                }
                 let dedup =
                     capture.is_some() || self.slots[..self.len].iter().any(Hypothesis::has_ep);
-                let f = our_move_filter(own, requested, taken, capture);
                 self.retain(f, dedup)
             }
         }
+    }
+
+    /// [`Belief::retain`] with deduplication, for a move result that
+    /// captured nothing: `None` if it does not apply here.
+    ///
+    /// Such a move changes no opponent piece; it only drops en-passant
+    /// marks. Hypotheses were distinct before, so two can become equal only
+    /// if one of them had a mark, and then both end up equal to a marked
+    /// hypothesis with its mark dropped. A first pass puts those results
+    /// into a bit filter (in free slots, 64 KiB); the second pass
+    /// sends through the table only the results the filter may contain,
+    /// typically a few percent, and keeps the rest as they are. Which
+    /// hypotheses are kept, and their order, are exactly those of a full
+    /// deduplication: a result outside the filter equals no other.
+    fn retain_merging_marks(
+        &mut self,
+        f: &mut impl FnMut(&Hypothesis) -> Option<Hypothesis>,
+    ) -> Option<Result<(), Empty>> {
+        const WORDS: usize = FILTER_BITS / 64;
+        const SLOTS: usize = WORDS.div_ceil(3);
+        let len = self.len;
+        let filter_at = len + self.ahead.unwrap_or(0);
+        if self.wide || filter_at + SLOTS > self.stash_start {
+            return None;
+        }
+        let (low, high) = self.slots.split_at_mut(filter_at);
+        let filter = &mut high[..SLOTS];
+        filter.fill(Hypothesis::EMPTY);
+        let bit = |h: u64| {
+            let b = (h >> 40) as usize & (FILTER_BITS - 1);
+            (b / 64 / 3, b / 64 % 3, 1u64 << (b % 64))
+        };
+        // A result that equals a marked hypothesis with its mark dropped
+        // has a plain pawn where that mark was: most fail this first test.
+        let plain_pawns = |h: &Hypothesis| h.planes[0] & !h.planes[1] & !h.planes[2];
+        let mut marked = 0;
+        let mut mark_squares = 0u64;
+        for h in &low[..len] {
+            if h.has_ep()
+                && let Some(r) = f(h)
+            {
+                let (s, p, m) = bit(r.hash64());
+                filter[s].planes[p] |= m;
+                mark_squares |= h.specials().0 & !hyp::CORNERS;
+                marked += 1;
+            }
+        }
+        if marked == 0 {
+            return Some(self.retain(f, false));
+        }
+        if marked > FILTER_BITS / 4 {
+            // Too many marks for the filter to single out a few.
+            return None;
+        }
+        const BATCH: usize = 64;
+        self.table.clear();
+        let mut buf = [Hypothesis::EMPTY; BATCH];
+        let mut hashes = [0u64; BATCH];
+        let (mut i, mut w) = (0, 0);
+        while i < len {
+            let end = (i + BATCH).min(len);
+            let (mut k, mut maybe) = (0, 0u64);
+            for h in &low[i..end] {
+                if let Some(r) = f(h) {
+                    if plain_pawns(&r) & mark_squares != 0 {
+                        let h = r.hash64();
+                        let (s, p, m) = bit(h);
+                        if filter[s].planes[p] & m != 0 {
+                            maybe |= 1 << k;
+                            self.table.prefetch(h);
+                            hashes[k] = h;
+                        }
+                    }
+                    buf[k] = r;
+                    k += 1;
+                }
+            }
+            for (t, &h) in hashes[..k].iter().enumerate() {
+                if maybe >> t & 1 != 0 {
+                    self.table.prefetch_match(h, low);
+                }
+            }
+            for t in 0..k {
+                if maybe >> t & 1 == 0 || self.table.insert_hashed(&buf[t], hashes[t], w, low) {
+                    low[w] = buf[t];
+                    w += 1;
+                }
+            }
+            i = end;
+        }
+        if w == 0 {
+            return Some(Err(Empty));
+        }
+        self.len = w;
+        Some(Ok(()))
     }
 
     /// Keeps the hypotheses `f` maps to `Some`, replacing them with the
@@ -731,10 +835,18 @@ impl<'s> Belief<'s> {
         // Parents move to the top of the free region; children grow from 0.
         let base = self.stash_start - n;
         self.slots.copy_within(0..n, base);
+        // An expansion that may overflow takes its parents in a uniformly
+        // random order. A small set is shuffled whole, in cache. A large one
+        // is shuffled lazily (a forward Fisher-Yates, one swap just before
+        // each parent is expanded): one that fills up after a few thousand
+        // parents, as wide expansions of large beliefs do, then does not pay
+        // a cache miss for each of the hundreds of thousands it stashes.
         let may_overflow = n.saturating_mul(64) > self.max_active;
-        if may_overflow {
+        let lazy = may_overflow && n >= self.lazy_min;
+        if may_overflow && !lazy {
             shuffle(&mut self.slots[base..base + n], &mut self.rng);
         }
+        let mut partners = Partners::new();
         if !self.wide {
             self.table.clear();
         }
@@ -750,6 +862,10 @@ impl<'s> Belief<'s> {
         let mut w = 0usize;
         let mut children = 0u64;
         for i in 0..n {
+            if lazy {
+                let j = partners.next(i, base, n, self.slots, &mut self.rng);
+                self.slots.swap(base + i, j);
+            }
             let parent = self.slots[base + i];
             let mut k = 0;
             expand::children(&parent, &cx, |c| {
@@ -786,7 +902,7 @@ impl<'s> Belief<'s> {
                     }
                 } else {
                     self.stats.overflows += 1;
-                    self.stash_parents(base + i, n - i, time);
+                    self.stash_parents(base + i, n - i, time, !lazy);
                     break;
                 }
             }
@@ -795,7 +911,7 @@ impl<'s> Belief<'s> {
                 w += k;
                 if stash_from_here {
                     self.stats.overflows += 1;
-                    self.stash_parents(base + i, n - i, time);
+                    self.stash_parents(base + i, n - i, time, !lazy);
                     break;
                 }
                 continue;
@@ -803,7 +919,7 @@ impl<'s> Belief<'s> {
             w = self.insert_batch(&buf[..k], &mut hashes, w);
             if stash_from_here {
                 self.stats.overflows += 1;
-                self.stash_parents(base + i, n - i, time);
+                self.stash_parents(base + i, n - i, time, !lazy);
                 break;
             }
         }
@@ -905,8 +1021,10 @@ impl<'s> Belief<'s> {
     }
 
     /// Moves `slots[start..start + len]`, which sits directly below the
-    /// stash, into the stash as one segment (subsampled if the stash is full).
-    fn stash_parents(&mut self, start: usize, len: usize, time: u32) {
+    /// stash, into the stash as one segment (subsampled if the stash is
+    /// full). `shuffled` says that they are in uniformly random order, so
+    /// that any part of them is a uniform sample; otherwise one is drawn.
+    fn stash_parents(&mut self, start: usize, len: usize, time: u32, shuffled: bool) {
         debug_assert_eq!(start + len, self.stash_start);
         if self.nseg == MAX_SEGMENTS && !self.wide {
             self.coalesce_stash();
@@ -926,7 +1044,10 @@ impl<'s> Belief<'s> {
             self.stats.dropped += len as u64;
             return;
         }
-        // The parents were shuffled, so the top `keep` of them are a uniform sample.
+        if !shuffled && keep < len {
+            select_top(&mut self.slots[start..start + len], keep, &mut self.rng);
+        }
+        // The top `keep` parents are now a uniform sample.
         self.stats.dropped += (len - keep) as u64;
         let seg_start = start + len - keep;
         match below {
@@ -1179,7 +1300,8 @@ impl<'s> Belief<'s> {
         let start = self.stash_start - rest;
         self.slots.copy_within(self.max_active..n, start);
         self.len = self.max_active;
-        self.stash_parents(start, rest, time);
+        // The rest is a uniform sample as a set, but not in random order.
+        self.stash_parents(start, rest, time, false);
     }
 
     /// Depth-first search over the log in random child order, bounded by
@@ -1401,6 +1523,75 @@ fn shuffle(hyps: &mut [Hypothesis], rng: &mut Rng) {
     }
 }
 
+/// Bits in the filter of [`Belief::retain_merging_marks`].
+const FILTER_BITS: usize = 1 << 19;
+
+/// Parents from which an expansion that may overflow shuffles them lazily
+/// (see [`Belief::expand`]); below, they are shuffled whole, in cache.
+const LAZY_SHUFFLE_MIN: usize = 1 << 15;
+
+/// How many swaps ahead [`Partners`] draws and prefetches.
+const PARTNERS_AHEAD: usize = 16;
+
+/// The partners of a forward Fisher-Yates shuffle of `slots[base..base +
+/// n]`, drawn a few swaps ahead so that their cache misses overlap. The
+/// partner of swap `i` is drawn from `i..n` exactly as a plain shuffle
+/// would; only the drawing happens earlier.
+struct Partners {
+    js: [usize; PARTNERS_AHEAD],
+    drawn: usize,
+}
+
+impl Partners {
+    fn new() -> Partners {
+        Partners {
+            js: [0; PARTNERS_AHEAD],
+            drawn: 0,
+        }
+    }
+
+    /// The slot to swap with `base + i`; called for `i` = 0, 1, 2, ...
+    #[inline]
+    fn next(
+        &mut self,
+        i: usize,
+        base: usize,
+        n: usize,
+        slots: &[Hypothesis],
+        rng: &mut Rng,
+    ) -> usize {
+        while self.drawn < n && self.drawn < i + PARTNERS_AHEAD {
+            let t = self.drawn;
+            let j = base + t + rng.below((n - t) as u64) as usize;
+            prefetch(slots, j);
+            self.js[t % PARTNERS_AHEAD] = j;
+            self.drawn += 1;
+        }
+        self.js[i % PARTNERS_AHEAD]
+    }
+}
+
+/// Moves a uniform random sample of `keep` of `hyps` into its top `keep`
+/// places, in one pass from the top down: selection sampling, where each
+/// element is taken with probability (still needed) / (still left). Reads
+/// and writes run in sequence, where a shuffle would miss the cache on
+/// every swap.
+fn select_top(hyps: &mut [Hypothesis], keep: usize, rng: &mut Rng) {
+    let mut need = keep;
+    let mut w = hyps.len();
+    for r in (0..hyps.len()).rev() {
+        if need == 0 {
+            break;
+        }
+        if (rng.below(r as u64 + 1) as usize) < need {
+            // At least as many have been read as written: w > r before.
+            w -= 1;
+            hyps[w] = hyps[r];
+            need -= 1;
+        }
+    }
+}
+
 /// Sorts and removes repeats; returns the new length.
 fn sort_dedup(hyps: &mut [Hypothesis]) -> usize {
     hyps.sort_unstable();
@@ -1423,7 +1614,13 @@ impl SenseWindow {
     pub fn matches(&self, h: &Hypothesis) -> bool {
         let v = h.visible_planes();
         let m = self.mask.0;
-        (v[0] & m) == self.expect[0] && (v[1] & m) == self.expect[1] && (v[2] & m) == self.expect[2]
+        // One test, not three: which plane differs first is unpredictable,
+        // while a sense keeps few boards, so the one branch left is taken
+        // rarely and predicted well.
+        ((v[0] & m) ^ self.expect[0])
+            | ((v[1] & m) ^ self.expect[1])
+            | ((v[2] & m) ^ self.expect[2])
+            == 0
     }
 }
 
@@ -1484,6 +1681,7 @@ fn our_move_filter(
             }
         }
     }
+    #[inline(always)]
     move |h: &Hypothesis| {
         if req.is_some() {
             let occ = h.occupied().0;

@@ -836,6 +836,17 @@ fn capture_merges_keep_the_first_of_each_repeat() {
 /// outside 500 +- 80 for some of them.
 #[test]
 fn an_overflow_stashes_a_uniform_sample_of_parents() {
+    overflow_stashes_a_uniform_sample(false);
+}
+
+/// Large beliefs are shuffled lazily, and the parents left over are
+/// sampled by selection: the stash must be just as uniform.
+#[test]
+fn a_lazily_shuffled_overflow_stashes_a_uniform_sample_of_parents() {
+    overflow_stashes_a_uniform_sample(true);
+}
+
+fn overflow_stashes_a_uniform_sample(lazy: bool) {
     let own = Own::from_board(&Board::start(), Color::White);
     let parents: Vec<Hypothesis> = (16..48u8)
         .map(|i| {
@@ -854,6 +865,9 @@ fn an_overflow_stashes_a_uniform_sample_of_parents() {
             log: &mut mem.log,
         };
         let mut b = Belief::with_hypotheses(storage, 64, own, false, &parents, seed).unwrap();
+        if lazy {
+            b.lazy_min = 0;
+        }
         b.opponent_move(None).unwrap();
         assert_eq!(b.stashed().len(), 16, "seed {seed}");
         for h in b.stashed() {
@@ -888,6 +902,112 @@ fn the_batched_shuffle_is_the_plain_one() {
             }
             assert_eq!(a, b, "n {n} seed {seed}");
             assert_eq!(ra.next_u64(), rb.next_u64(), "n {n} seed {seed}");
+        }
+    }
+}
+
+/// The lazy shuffle's partners, drawn ahead, are those of a plain forward
+/// Fisher-Yates shuffle, in the same order.
+#[test]
+fn lazy_partners_are_a_plain_forward_shuffle() {
+    for n in [1usize, 2, 15, 16, 17, 100] {
+        for seed in 0..4 {
+            let slots = std::vec![Hypothesis::EMPTY; n + 5];
+            let mut ra = crate::rng::Rng::new(seed);
+            let mut rb = crate::rng::Rng::new(seed);
+            let mut p = super::Partners::new();
+            for i in 0..n {
+                let j = p.next(i, 5, n, &slots, &mut ra);
+                assert_eq!(j, 5 + i + rb.below((n - i) as u64) as usize, "n {n} i {i}");
+            }
+        }
+    }
+}
+
+/// Selection sampling keeps a uniform sample: every subset as likely, every
+/// element once.
+#[test]
+fn select_top_keeps_a_uniform_sample() {
+    let mut rng = crate::rng::Rng::new(3);
+    let mut counts = std::collections::HashMap::new();
+    let trials = 60_000;
+    for _ in 0..trials {
+        let mut h: Vec<Hypothesis> = (0..6u64)
+            .map(|i| Hypothesis { planes: [i, 0, 0] })
+            .collect();
+        super::select_top(&mut h, 3, &mut rng);
+        let mut top: Vec<u64> = h[3..].iter().map(|x| x.planes[0]).collect();
+        top.sort_unstable();
+        top.dedup();
+        assert_eq!(top.len(), 3, "an element kept twice");
+        *counts.entry(top).or_insert(0u32) += 1;
+    }
+    // 20 subsets, 3000 each expected; the bounds are over 5 standard deviations.
+    assert_eq!(counts.len(), 20);
+    for (subset, &n) in &counts {
+        assert!(
+            (2700..=3300).contains(&n),
+            "{subset:?} kept {n} times of {trials}"
+        );
+    }
+}
+
+/// A quiet move of ours drops every en-passant mark, so a marked board can
+/// become equal to its unmarked twin. With room for its filter (a large
+/// capacity) the move-result update sends only possible repeats through the
+/// table; without (a small one) it deduplicates everything. Both must keep
+/// the first of each repeat, in order, like a plain filter-map-dedup.
+#[test]
+fn dropped_marks_merge_like_a_full_deduplication() {
+    let marked: Board = "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2"
+        .parse()
+        .unwrap();
+    let own = Own::from_board(&marked, Color::White);
+    let mut rng = Rng::new(5);
+    for trial in 0..50 {
+        // Twins and loners: the g8 knight on different empty squares, each
+        // with the d5 pawn marked, unmarked or both, in random order.
+        let mut hyps = Vec::new();
+        for sq in Bitboard(0x0000_ffff_ffff_0000 & !marked.occupied().0) {
+            let mut b = marked;
+            let knight = b.remove_piece(Square::G8);
+            b.set_piece(sq, knight);
+            let with = Hypothesis::from_board(&b, Color::Black);
+            let without = with.without_ep();
+            if with == without {
+                // A knight on d6 blocks the en-passant capture: no mark.
+                continue;
+            }
+            match rng.below(3) {
+                0 => hyps.push(with),
+                1 => hyps.push(without),
+                _ if rng.below(2) == 0 => hyps.extend([with, without]),
+                _ => hyps.extend([without, with]),
+            }
+        }
+        for i in (1..hyps.len()).rev() {
+            hyps.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        assert!(hyps.iter().any(Hypothesis::has_ep), "trial {trial}");
+        let req = Some(Move::new(Square::A2, Square::A3));
+        let f = our_move_filter(&own, req, req, None);
+        let mut seen = HashSet::new();
+        let model: Vec<Hypothesis> = hyps
+            .iter()
+            .filter_map(&f)
+            .filter(|h| seen.insert(*h))
+            .collect();
+        assert!(model.len() < hyps.len(), "trial {trial}: nothing merged");
+        for cap in [64, 1 << 14] {
+            let mut mem = Mem::new(cap, 0);
+            let storage = Storage {
+                hypotheses: &mut mem.slots,
+                table: &mut mem.table,
+                log: &mut mem.log,
+            };
+            let mut b = Belief::with_hypotheses(storage, cap, own, true, &hyps, trial).unwrap();
+            b.move_result(req, req, None).unwrap();
+            assert_eq!(b.hypotheses(), &model[..], "trial {trial}, capacity {cap}");
         }
     }
 }
