@@ -351,6 +351,12 @@ impl Check for TruthKept {
 }
 
 fn small_capacity_games(capacity: usize, games: u64) {
+    small_capacity_games_with(capacity, games, false);
+}
+
+/// With `lazy`, every expansion that may overflow shuffles its parents
+/// lazily, as only large ones do in play.
+fn small_capacity_games_with(capacity: usize, games: u64, lazy: bool) {
     let mut rng = Rng::new(capacity as u64);
     // The stash is sized generously: it is what keeps the truth recoverable.
     let mut mem = Mem::new(capacity, 200_000);
@@ -363,6 +369,9 @@ fn small_capacity_games(capacity: usize, games: u64) {
             Color::Black
         };
         let mut belief = mem.belief(capacity, color, game);
+        if lazy {
+            belief.lazy_min = 0;
+        }
         let mut check = TruthKept { worst: 0, lost: 0 };
         let n = play_game(&mut belief, color, &mut rng, 60, &mut check);
         fails += (n == usize::MAX) as u64;
@@ -374,7 +383,8 @@ fn small_capacity_games(capacity: usize, games: u64) {
         dropped_games += (st.dropped > 0) as u64;
     }
     std::eprintln!(
-        "capacity {capacity}: {games} games, {observations} observations, {recoveries} recoveries, {rebuilds} rebuilds, {dropped_games} games with drops, truth lost {lost} times, {fails} failed updates"
+        "capacity {capacity}{}: {games} games, {observations} observations, {recoveries} recoveries, {rebuilds} rebuilds, {dropped_games} games with drops, truth lost {lost} times, {fails} failed updates",
+        if lazy { " (lazy shuffle)" } else { "" }
     );
     assert!(recoveries > 0, "the test never exercised recovery");
     assert_eq!(fails, 0, "an update found no consistent board");
@@ -415,6 +425,13 @@ fn true_board_survives_capacity_64() {
 #[test]
 fn true_board_survives_capacity_1000() {
     small_capacity_games(1000, games());
+}
+
+/// The lazy shuffle and the selection-sampled stash, which only beliefs of
+/// 32k boards or more use in play, forced on at capacity 1000.
+#[test]
+fn true_board_survives_capacity_1000_shuffled_lazily() {
+    small_capacity_games_with(1000, games() * 2 / 5, true);
 }
 
 #[test]
