@@ -668,12 +668,13 @@ impl<'s> Belief<'s> {
             } => {
                 // Only a capture or a dropped en-passant mark can make two
                 // hypotheses equal.
-                let mut f = our_move_filter(own, requested, taken, capture);
                 if capture.is_none()
-                    && let Some(result) = self.retain_merging_marks(&mut f)
+                    && let Some(result) =
+                        self.retain_merging_marks(&OurMove::new(own, requested, taken, capture))
                 {
                     return result;
                 }
+                let f = our_move_filter(own, requested, taken, capture);
                 let dedup =
                     capture.is_some() || self.slots[..self.len].iter().any(Hypothesis::has_ep);
                 self.retain(f, dedup)
@@ -693,10 +694,7 @@ impl<'s> Belief<'s> {
     /// typically a few percent, and keeps the rest as they are. Which
     /// hypotheses are kept, and their order, are exactly those of a full
     /// deduplication: a result outside the filter equals no other.
-    fn retain_merging_marks(
-        &mut self,
-        f: &mut impl FnMut(&Hypothesis) -> Option<Hypothesis>,
-    ) -> Option<Result<(), Empty>> {
+    fn retain_merging_marks(&mut self, our: &OurMove) -> Option<Result<(), Empty>> {
         const WORDS: usize = FILTER_BITS / 64;
         const SLOTS: usize = WORDS.div_ceil(3);
         let len = self.len;
@@ -707,8 +705,13 @@ impl<'s> Belief<'s> {
         let (low, high) = self.slots.split_at_mut(filter_at);
         let filter = &mut high[..SLOTS];
         filter.fill(Hypothesis::EMPTY);
-        let bit = |h: u64| {
-            let b = (h >> 40) as usize & (FILTER_BITS - 1);
+        // The filter's own hash: one multiply, where the table's takes five
+        // (only what hits the filter is hashed for the table).
+        let bit = |r: &Hypothesis| {
+            let [p0, p1, p2] = r.planes;
+            let x =
+                (p0 ^ p1.rotate_left(21) ^ p2.rotate_left(42)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let b = (x >> (64 - FILTER_BITS.trailing_zeros())) as usize;
             (b / 64 / 3, b / 64 % 3, 1u64 << (b % 64))
         };
         // A result that equals a marked hypothesis with its mark dropped
@@ -717,17 +720,16 @@ impl<'s> Belief<'s> {
         let mut marked = 0;
         let mut mark_squares = 0u64;
         for h in &low[..len] {
-            if h.has_ep()
-                && let Some(r) = f(h)
-            {
-                let (s, p, m) = bit(r.hash64());
+            if h.has_ep() && our.test(h) {
+                let r = our.apply(h);
+                let (s, p, m) = bit(&r);
                 filter[s].planes[p] |= m;
                 mark_squares |= h.specials().0 & !hyp::CORNERS;
                 marked += 1;
             }
         }
         if marked == 0 {
-            return Some(self.retain(f, false));
+            return Some(self.retain(|h| our.test(h).then(|| our.apply(h)), false));
         }
         if marked > FILTER_BITS / 4 {
             // Too many marks for the filter to single out a few.
@@ -742,19 +744,21 @@ impl<'s> Belief<'s> {
             let end = (i + BATCH).min(len);
             let (mut k, mut maybe) = (0, 0u64);
             for h in &low[i..end] {
-                if let Some(r) = f(h) {
-                    if plain_pawns(&r) & mark_squares != 0 {
-                        let h = r.hash64();
-                        let (s, p, m) = bit(h);
-                        if filter[s].planes[p] & m != 0 {
-                            maybe |= 1 << k;
-                            self.table.prefetch(h);
-                            hashes[k] = h;
-                        }
-                    }
-                    buf[k] = r;
-                    k += 1;
+                if !our.test(h) {
+                    continue;
                 }
+                let r = our.apply(h);
+                if plain_pawns(&r) & mark_squares != 0 {
+                    let (s, p, m) = bit(&r);
+                    if filter[s].planes[p] & m != 0 {
+                        let h = r.hash64();
+                        maybe |= 1 << k;
+                        self.table.prefetch(h);
+                        hashes[k] = h;
+                    }
+                }
+                buf[k] = r;
+                k += 1;
             }
             for (t, &h) in hashes[..k].iter().enumerate() {
                 if maybe >> t & 1 != 0 {
@@ -1638,66 +1642,109 @@ fn our_move_filter(
     taken: Option<Move>,
     capture: Option<Square>,
 ) -> impl Fn(&Hypothesis) -> Option<Hypothesis> {
-    let template = own.board_with(&Hypothesis::EMPTY, own.color);
-    let us = own.color;
-    let them = us.flip();
-    let mut squares = [Square::A1; 9];
-    let mut nr = 0;
-    let mut ep_square = None;
-    let mut table = [0u64; 8];
-    let req = requested.map(|r| rules::add_queen_promotion(&template, r));
-    if let Some(r) = req {
-        let mut relevant = crate::attacks::between(r.from, r.to).with(r.to);
-        let diagonal = template
-            .pieces(us, crate::piece::PieceKind::Pawn)
-            .contains(r.from)
-            && r.from.file() != r.to.file();
-        if diagonal && let Some(behind) = r.to.forward(them) {
-            relevant.insert(behind);
-            ep_square = Some(behind);
-        }
-        for sq in relevant {
-            squares[nr] = sq;
-            nr += 1;
-        }
-        let bits = nr + ep_square.is_some() as usize;
-        for idx in 0..1usize << bits {
-            let mut b = template;
-            let mut occ = Bitboard::EMPTY;
-            for (i, &sq) in squares[..nr].iter().enumerate() {
-                if idx >> i & 1 != 0 {
-                    occ.insert(sq);
+    let m = OurMove::new(own, requested, taken, capture);
+    #[inline(always)]
+    move |h: &Hypothesis| m.test(h).then(|| m.apply(h))
+}
+
+/// [`our_move_filter`] in two parts, which a caller may run without a
+/// branch between them.
+#[derive(Copy, Clone)]
+struct OurMove {
+    /// Whether there was a request (otherwise every hypothesis passes).
+    requested: bool,
+    /// The squares whose occupancy decides the revision.
+    squares: [Square; 9],
+    nr: usize,
+    /// The square of a pawn we may have taken en passant.
+    ep_square: Option<Square>,
+    /// Which combinations of those bits give the reported result.
+    table: [u64; 8],
+    capture: Option<Square>,
+}
+
+impl OurMove {
+    fn new(
+        own: &Own,
+        requested: Option<Move>,
+        taken: Option<Move>,
+        capture: Option<Square>,
+    ) -> OurMove {
+        let template = own.board_with(&Hypothesis::EMPTY, own.color);
+        let us = own.color;
+        let them = us.flip();
+        let mut squares = [Square::A1; 9];
+        let mut nr = 0;
+        let mut ep_square = None;
+        let mut table = [0u64; 8];
+        let req = requested.map(|r| rules::add_queen_promotion(&template, r));
+        if let Some(r) = req {
+            let mut relevant = crate::attacks::between(r.from, r.to).with(r.to);
+            let diagonal = template
+                .pieces(us, crate::piece::PieceKind::Pawn)
+                .contains(r.from)
+                && r.from.file() != r.to.file();
+            if diagonal && let Some(behind) = r.to.forward(them) {
+                relevant.insert(behind);
+                ep_square = Some(behind);
+            }
+            for sq in relevant {
+                squares[nr] = sq;
+                nr += 1;
+            }
+            let bits = nr + ep_square.is_some() as usize;
+            for idx in 0..1usize << bits {
+                let mut b = template;
+                let mut occ = Bitboard::EMPTY;
+                for (i, &sq) in squares[..nr].iter().enumerate() {
+                    if idx >> i & 1 != 0 {
+                        occ.insert(sq);
+                    }
+                }
+                b.colors[them as usize] = occ;
+                b.ep = if ep_square.is_some() && idx >> nr & 1 != 0 {
+                    Some(r.to)
+                } else {
+                    None
+                };
+                let t = rules::revise(&b, r);
+                if t == taken && rules::capture_square(&b, t) == capture {
+                    table[idx / 64] |= 1 << (idx % 64);
                 }
             }
-            b.colors[them as usize] = occ;
-            b.ep = if ep_square.is_some() && idx >> nr & 1 != 0 {
-                Some(r.to)
-            } else {
-                None
-            };
-            let t = rules::revise(&b, r);
-            if t == taken && rules::capture_square(&b, t) == capture {
-                table[idx / 64] |= 1 << (idx % 64);
-            }
+        }
+        OurMove {
+            requested: req.is_some(),
+            squares,
+            nr,
+            ep_square,
+            table,
+            capture,
         }
     }
+
+    /// Whether our request is revised into what was reported under `h`.
     #[inline(always)]
-    move |h: &Hypothesis| {
-        if req.is_some() {
-            let occ = h.occupied().0;
-            let mut idx = 0usize;
-            for (i, &sq) in squares[..nr].iter().enumerate() {
-                idx |= (((occ >> sq as u32) & 1) as usize) << i;
-            }
-            if let Some(sq) = ep_square {
-                idx |= (((h.specials().0 >> sq as u32) & 1) as usize) << nr;
-            }
-            if table[idx / 64] >> (idx % 64) & 1 == 0 {
-                return None;
-            }
+    fn test(&self, h: &Hypothesis) -> bool {
+        if !self.requested {
+            return true;
         }
+        let occ = h.occupied().0;
+        let mut idx = 0usize;
+        for (i, &sq) in self.squares[..self.nr].iter().enumerate() {
+            idx |= (((occ >> sq as u32) & 1) as usize) << i;
+        }
+        if let Some(sq) = self.ep_square {
+            idx |= (((h.specials().0 >> sq as u32) & 1) as usize) << self.nr;
+        }
+        self.table[idx / 64] >> (idx % 64) & 1 != 0
+    }
+
+    /// `h` after our move: marks dropped, our capture removed.
+    #[inline(always)]
+    fn apply(&self, h: &Hypothesis) -> Hypothesis {
         let mut child = h.without_ep();
-        if let Some(c) = capture {
+        if let Some(c) = self.capture {
             if h.kind_at(c) == Some(crate::piece::PieceKind::King) {
                 // A captured king takes its side's castling rights with it:
                 // castle rooks become plain rooks.
@@ -1707,7 +1754,7 @@ fn our_move_filter(
             }
             child.set_code(c, 0);
         }
-        Some(child)
+        child
     }
 }
 
