@@ -16,6 +16,7 @@
 //! Data flows one way: observations (opponent capture, sense result, our move
 //! result) update the [`belief::Belief`]; the sense and move choosers read it.
 #![no_std]
+// One `unsafe` call, in `prefetch`, issues a cache prefetch instruction.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 

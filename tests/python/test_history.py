@@ -46,8 +46,13 @@ def run_rbc(*args, timeout=600):
 
 
 def play_match(tmp_path, *players, seed):
+    # No increment: with the default 5 s a turn, a long game against TroutBot
+    # let both sides spend well over the 600 s this allows (seen: 307 s for
+    # two games, and one run past 600 s). 60 s a side bounds two games at
+    # four minutes of clock; a loss on time is a history like any other.
     out = run_rbc("play", "--games", 2, "--history-dir", tmp_path, "--seconds", 60,
-                  "--seed", seed, "--capacity", 200000, "--json", "--quiet", *players)
+                  "--increment", 0, "--seed", seed, "--capacity", 200000, "--json", "--quiet",
+                  *players)
     summary = json.loads(out)
     assert summary["games"] == 2
     files = sorted(tmp_path.glob("*.json"))

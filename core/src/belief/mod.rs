@@ -269,6 +269,9 @@ impl<'s> Belief<'s> {
     /// result of earlier observations that were not logged (so recovery can
     /// only use what is stashed from now on). `our_turn` tells whose move
     /// comes next. For benchmarks and for restoring a saved belief.
+    /// `hyps` must hold no repeats: every update keeps the set free of them
+    /// and relies on it (a sense or a quiet move of ours, for example, only
+    /// deduplicates the boards whose en-passant mark it drops).
     ///
     /// # Errors
     /// [`StorageTooSmall`] as for [`Belief::new`], or if `hyps` exceeds the capacity.
