@@ -1650,8 +1650,9 @@ fn our_move_filter(
     move |h: &Hypothesis| m.test(h).then(|| m.apply(h))
 }
 
-/// [`our_move_filter`] in two parts, which a caller may run without a
-/// branch between them.
+/// [`our_move_filter`] as its two parts, the revision test and the update,
+/// for [`Belief::retain_merging_marks`], which tests marked boards in one
+/// pass and applies the move to every survivor in another.
 #[derive(Copy, Clone)]
 struct OurMove {
     /// Whether there was a request (otherwise every hypothesis passes).

@@ -124,13 +124,15 @@ impl Mem {
             log: std::vec![LogEntry::EMPTY; 2048],
         }
     }
-    fn belief(&mut self, active: usize, color: Color, seed: u64) -> Belief<'_> {
-        let storage = Storage {
+    fn storage(&mut self) -> Storage<'_> {
+        Storage {
             hypotheses: &mut self.slots,
             table: &mut self.table,
             log: &mut self.log,
-        };
-        Belief::new(storage, active, &Board::start(), color, seed).unwrap()
+        }
+    }
+    fn belief(&mut self, active: usize, color: Color, seed: u64) -> Belief<'_> {
+        Belief::new(self.storage(), active, &Board::start(), color, seed).unwrap()
     }
 }
 
@@ -542,11 +544,7 @@ fn expanding_ahead_equals_expanding_on_the_report() {
     let board: Board = "4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1".parse().unwrap();
     for ahead in [false, true] {
         let mut mem = Mem::new(1024, 0);
-        let storage = Storage {
-            hypotheses: &mut mem.slots,
-            table: &mut mem.table,
-            log: &mut mem.log,
-        };
+        let storage = mem.storage();
         let mut b = Belief::new(storage, 1024, &board, Color::White, 1).unwrap();
         b.opponent_move(None).unwrap();
         b.sense(&[(Square::D4, Some(Piece::new(PieceKind::Pawn, Color::Black)))])
@@ -825,11 +823,7 @@ fn capture_merges_keep_the_first_of_each_repeat() {
                 .collect();
             let survivors = hyps.iter().filter_map(&f).count();
             let mut mem2 = Mem::new(1 << 16, 0);
-            let storage = Storage {
-                hypotheses: &mut mem2.slots,
-                table: &mut mem2.table,
-                log: &mut mem2.log,
-            };
+            let storage = mem2.storage();
             let mut padded =
                 Belief::with_hypotheses(storage, 1 << 16, own, true, &hyps, seed).unwrap();
             padded.move_result(req, res.taken, res.capture).unwrap();
@@ -876,11 +870,7 @@ fn overflow_stashes_a_uniform_sample(lazy: bool) {
     let mut stashed = [0u32; 32];
     for seed in 0..1000 {
         let mut mem = Mem::new(64, 16);
-        let storage = Storage {
-            hypotheses: &mut mem.slots,
-            table: &mut mem.table,
-            log: &mut mem.log,
-        };
+        let storage = mem.storage();
         let mut b = Belief::with_hypotheses(storage, 64, own, false, &parents, seed).unwrap();
         if lazy {
             b.lazy_min = 0;
@@ -1017,11 +1007,7 @@ fn dropped_marks_merge_like_a_full_deduplication() {
         assert!(model.len() < hyps.len(), "trial {trial}: nothing merged");
         for cap in [64, 1 << 14] {
             let mut mem = Mem::new(cap, 0);
-            let storage = Storage {
-                hypotheses: &mut mem.slots,
-                table: &mut mem.table,
-                log: &mut mem.log,
-            };
+            let storage = mem.storage();
             let mut b = Belief::with_hypotheses(storage, cap, own, true, &hyps, trial).unwrap();
             b.move_result(req, req, None).unwrap();
             assert_eq!(b.hypotheses(), &model[..], "trial {trial}, capacity {cap}");
