@@ -663,7 +663,7 @@ impl<'s> Belief<'s> {
     fn apply(&mut self, obs: &Observation, own: &Own, time: u32) -> Result<(), Empty> {
         match *obs {
             Observation::OpponentMove { capture } => self.expand(own, capture, time),
-            Observation::Sense(w) => self.retain(|h| w.matches(h).then_some(*h), false),
+            Observation::Sense(w) => self.retain_matching(&w),
             Observation::MoveResult {
                 requested,
                 taken,
@@ -781,6 +781,42 @@ impl<'s> Belief<'s> {
         }
         self.len = w;
         Some(Ok(()))
+    }
+
+    /// Keeps the hypotheses that match a sense, in order. Changes nothing and
+    /// returns `Err(Empty)` if none does.
+    fn retain_matching(&mut self, window: &SenseWindow) -> Result<(), Empty> {
+        let raw = RawWindow::new(window);
+        match (raw.pawns != 0, raw.rooks != 0) {
+            (false, false) => self.retain_raw::<false, false>(&raw),
+            (true, false) => self.retain_raw::<true, false>(&raw),
+            (_, true) => self.retain_raw::<true, true>(&raw),
+        }
+    }
+
+    /// [`Belief::retain_matching`] with the window compiled; `PAWNS` and
+    /// `ROOKS` say whether it shows a pawn or a rook that may carry a
+    /// special code (most windows show neither, and the test is then
+    /// three masked comparisons).
+    fn retain_raw<const PAWNS: bool, const ROOKS: bool>(
+        &mut self,
+        raw: &RawWindow,
+    ) -> Result<(), Empty> {
+        let len = self.len;
+        let slots = &mut self.slots[..len];
+        let mut w = 0;
+        for i in 0..len {
+            let h = slots[i];
+            if raw.matches::<PAWNS, ROOKS>(&h) {
+                slots[w] = h;
+                w += 1;
+            }
+        }
+        if w == 0 {
+            return Err(Empty);
+        }
+        self.len = w;
+        Ok(())
     }
 
     /// Keeps the hypotheses `f` maps to `Some`, replacing them with the
@@ -1628,6 +1664,59 @@ impl SenseWindow {
             | ((v[1] & m) ^ self.expect[1])
             | ((v[2] & m) ^ self.expect[2])
             == 0
+    }
+}
+
+/// A [`SenseWindow`] compiled to test the raw planes, without first
+/// turning special codes into what a sense shows.
+///
+/// A special code (7) shows as a pawn off the corners and as a rook on them,
+/// and can only stand where an en-passant pawn or a castling rook stands.
+/// Everywhere else the raw code must equal the code seen. Where a pawn is
+/// seen on a square that may hold a marked pawn, plane 0 must be set and
+/// planes 1 and 2 equal (codes 1 and 7); where a rook is seen on a corner,
+/// plane 2 must be set and planes 0 and 1 equal (codes 4 and 7).
+#[derive(Copy, Clone)]
+struct RawWindow {
+    mask: [u64; 3],
+    expect: [u64; 3],
+    /// Seen pawns that may be marked.
+    pawns: u64,
+    /// Seen rooks that may carry a castling right.
+    rooks: u64,
+}
+
+/// The ranks a pawn that has just double-stepped stands on.
+const EP_RANKS: u64 = 0x0000_00ff_ff00_0000;
+
+impl RawWindow {
+    fn new(w: &SenseWindow) -> RawWindow {
+        let m = w.mask.0;
+        let [e0, e1, e2] = w.expect;
+        let pawns = e0 & !e1 & !e2 & EP_RANKS & !hyp::CORNERS;
+        let rooks = !e0 & !e1 & e2 & m & hyp::CORNERS;
+        let mask = [m & !rooks, m & !pawns & !rooks, m & !pawns];
+        RawWindow {
+            mask,
+            expect: [e0 & mask[0], e1 & mask[1], e2 & mask[2]],
+            pawns,
+            rooks,
+        }
+    }
+
+    #[inline(always)]
+    fn matches<const PAWNS: bool, const ROOKS: bool>(&self, h: &Hypothesis) -> bool {
+        let [p0, p1, p2] = h.planes;
+        let mut d = ((p0 & self.mask[0]) ^ self.expect[0])
+            | ((p1 & self.mask[1]) ^ self.expect[1])
+            | ((p2 & self.mask[2]) ^ self.expect[2]);
+        if PAWNS {
+            d |= (p1 ^ p2) & self.pawns;
+        }
+        if ROOKS {
+            d |= (p0 ^ p1) & self.rooks;
+        }
+        d == 0
     }
 }
 

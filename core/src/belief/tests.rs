@@ -612,6 +612,63 @@ mod props {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// The compiled sense test agrees with the one on visible codes, on
+        /// arbitrary placements with special codes wherever they may stand
+        /// and windows that show the same board with a few squares changed.
+        #[test]
+        fn raw_window_agrees_with_visible_codes(
+            codes in proptest::collection::vec(0u8..16, 64),
+            center in 0usize..64,
+            changes in proptest::collection::vec((0usize..9, 0u8..8), 0..3),
+        ) {
+            let code_at = |sq: usize, c: u8| -> u8 {
+                // Castling rooks on the corners; pawns that have just
+                // double-stepped on the fourth and fifth ranks.
+                let special_here = matches!(sq, 0 | 7 | 56 | 63) || (24..40).contains(&sq);
+                match c {
+                    0..=6 => c,
+                    7 if special_here => 7,
+                    _ => 0,
+                }
+            };
+            let planes_of = |codes: &dyn Fn(usize) -> u8| {
+                let mut planes = [0u64; 3];
+                for sq in 0..64 {
+                    for (k, plane) in planes.iter_mut().enumerate() {
+                        *plane |= u64::from(codes(sq) >> k & 1) << sq;
+                    }
+                }
+                Hypothesis { planes }
+            };
+            let h = planes_of(&|sq| code_at(sq, codes[sq]));
+            let squares = window(Square::index_const(center));
+            let mut seen = codes.clone();
+            for &(i, c) in &changes {
+                if let Some(&sq) = squares.get(i) {
+                    seen[sq as usize] = c;
+                }
+            }
+            let shown = planes_of(&|sq| code_at(sq, seen[sq])).visible_planes();
+            let mask = squares.iter().fold(Bitboard::EMPTY, |m, &sq| m.with(sq));
+            let w = SenseWindow {
+                mask,
+                expect: shown.map(|p| p & mask.0),
+            };
+            let raw = RawWindow::new(&w);
+            let want = w.matches(&h);
+            prop_assert_eq!(raw.matches::<true, true>(&h), want);
+            if raw.rooks == 0 {
+                prop_assert_eq!(raw.matches::<true, false>(&h), want);
+            }
+            if raw.pawns == 0 && raw.rooks == 0 {
+                prop_assert_eq!(raw.matches::<false, false>(&h), want);
+            }
+        }
+    }
+
+    proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
         /// A sense filter keeps exactly what `Vec::retain` keeps, in order.
