@@ -212,7 +212,7 @@ fn castle_move(board: &Board, color: Color, king_side: bool) -> Option<Move> {
 /// If `mv` is a castling request (the king's two-square move from its home
 /// square), the wing: `true` for king side.
 #[inline]
-fn castle_side(board: &Board, mv: Move) -> Option<bool> {
+pub(crate) fn castle_side(board: &Board, mv: Move) -> Option<bool> {
     let us = board.turn;
     if mv.from != Castling::king_square(us) || !board.pieces(us, PieceKind::King).contains(mv.from)
     {

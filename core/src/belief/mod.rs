@@ -1744,8 +1744,6 @@ fn our_move_filter(
 /// pass and applies the move to every survivor in another.
 #[derive(Copy, Clone)]
 struct OurMove {
-    /// Whether there was a request (otherwise every hypothesis passes).
-    requested: bool,
     /// The squares whose occupancy decides the revision.
     squares: [Square; 9],
     nr: usize,
@@ -1753,6 +1751,13 @@ struct OurMove {
     ep_square: Option<Square>,
     /// Which combinations of those bits give the reported result.
     table: [u64; 8],
+    /// When those combinations are all the ones with some bits fixed (as
+    /// they usually are: "these squares empty, that one occupied"), the
+    /// test is one masked comparison: `(occupied & occ.0) == occ.1` and
+    /// `(specials & marks.0) == marks.1`.
+    cube: bool,
+    occ: (u64, u64),
+    marks: (u64, u64),
     capture: Option<Square>,
 }
 
@@ -1773,6 +1778,13 @@ impl OurMove {
         let req = requested.map(|r| rules::add_queen_promotion(&template, r));
         if let Some(r) = req {
             let mut relevant = crate::attacks::between(r.from, r.to).with(r.to);
+            if let Some(king_side) = rules::castle_side(&template, r) {
+                // Castling needs every square up to the rook empty: on the
+                // queen side that includes the b-file, beyond the king's
+                // destination.
+                let rook = crate::board::Castling::rook_square(us, king_side);
+                relevant |= crate::attacks::between(r.from, rook);
+            }
             let diagonal = template
                 .pieces(us, crate::piece::PieceKind::Pawn)
                 .contains(r.from)
@@ -1806,12 +1818,41 @@ impl OurMove {
                 }
             }
         }
+        let bits = nr + ep_square.is_some() as usize;
+        let (mut all, mut any, mut count) = (!0usize, 0usize, 0u32);
+        for idx in 0..1usize << bits {
+            if table[idx / 64] >> (idx % 64) & 1 != 0 {
+                all &= idx;
+                any |= idx;
+                count += 1;
+            }
+        }
+        let fixed = !(all ^ any) & ((1 << bits) - 1);
+        // Without a request every hypothesis passes: the empty cube.
+        let cube =
+            req.is_none() || (count > 0 && count == 1 << (bits - fixed.count_ones() as usize));
+        let (mut occ, mut marks) = ((0, 0), (0, 0));
+        if req.is_some() && cube {
+            for (i, &sq) in squares[..nr].iter().enumerate() {
+                if fixed >> i & 1 != 0 {
+                    occ.0 |= 1 << sq as u32;
+                    occ.1 |= ((all >> i & 1) as u64) << sq as u32;
+                }
+            }
+            if let Some(sq) = ep_square
+                && fixed >> nr & 1 != 0
+            {
+                marks = (1 << sq as u32, ((all >> nr & 1) as u64) << sq as u32);
+            }
+        }
         OurMove {
-            requested: req.is_some(),
             squares,
             nr,
             ep_square,
             table,
+            cube,
+            occ,
+            marks,
             capture,
         }
     }
@@ -1819,8 +1860,10 @@ impl OurMove {
     /// Whether our request is revised into what was reported under `h`.
     #[inline(always)]
     fn test(&self, h: &Hypothesis) -> bool {
-        if !self.requested {
-            return true;
+        if self.cube {
+            return ((h.occupied().0 & self.occ.0) ^ self.occ.1)
+                | ((h.specials().0 & self.marks.0) ^ self.marks.1)
+                == 0;
         }
         let occ = h.occupied().0;
         let mut idx = 0usize;

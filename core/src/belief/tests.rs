@@ -255,6 +255,81 @@ impl Check for Exact {
     }
 }
 
+/// Our move's test (a masked comparison where the passing combinations
+/// allow it, a table otherwise) passes exactly the hypotheses under which
+/// the arbiter reports the result: every request we may make, every result
+/// it has over opponent placements taken from other random games.
+#[test]
+fn our_move_test_agrees_with_the_arbiter_on_every_request() {
+    let mut rng = Rng::new(11);
+    let games: Vec<Vec<Board>> = (0..40)
+        .map(|_| {
+            let mut board = Board::start();
+            let mut plies = std::vec![board];
+            while plies.len() < 70 && board.king_captured().is_none() {
+                let res = arbitrate(&board, random_request(&board, &mut rng)).unwrap();
+                board.play(res.taken);
+                plies.push(board);
+            }
+            plies
+        })
+        .collect();
+    let (mut checked, mut cubes, mut tables) = (0u64, 0u64, 0u64);
+    for game in &games {
+        for (ply, truth) in game.iter().enumerate().step_by(3) {
+            let us = truth.turn();
+            let own = Own::from_board(truth, us);
+            // Placements from every game at this ply and the next of the same
+            // side to move, where they fit beside our pieces.
+            let hyps: Vec<Hypothesis> = games
+                .iter()
+                .flat_map(|g| g.get(ply).into_iter().chain(g.get(ply + 2)))
+                .filter(|b| b.king_captured().is_none())
+                .map(|b| Hypothesis::from_board(b, us.flip()))
+                .filter(|h| (h.occupied() & own.occupied()).is_empty())
+                .collect::<HashSet<_>>()
+                .into_iter()
+                .collect();
+            let template = own.board_with(&Hypothesis::EMPTY, us);
+            let mut requests = std::vec![None];
+            rules::move_actions(&template, |m| {
+                requests.push(Some(m));
+                false
+            });
+            for &req in &requests {
+                let results: Vec<rules::MoveResult> = hyps
+                    .iter()
+                    .map(|h| arbitrate(&own.board_with(h, us), req).unwrap())
+                    .collect();
+                let distinct: HashSet<(Option<Move>, Option<Square>)> =
+                    results.iter().map(|r| (r.taken, r.capture)).collect();
+                for &(taken, capture) in &distinct {
+                    let our = OurMove::new(&own, req, taken, capture);
+                    if our.cube {
+                        cubes += 1;
+                    } else {
+                        tables += 1;
+                    }
+                    for (h, r) in hyps.iter().zip(&results) {
+                        let want = r.taken == taken && r.capture == capture;
+                        assert_eq!(
+                            our.test(h),
+                            want,
+                            "{req:?} reported as {taken:?} capturing {capture:?} on {}",
+                            own.board_with(h, us)
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked > 100_000 && cubes > 1000 && tables > 10,
+        "{checked} checks, {cubes} cubes, {tables} tables"
+    );
+}
+
 #[test]
 fn belief_equals_brute_force_in_random_games() {
     let mut rng = Rng::new(42);
