@@ -1626,12 +1626,15 @@ fn select_top(hyps: &mut [Hypothesis], keep: usize, rng: &mut Rng) {
         if need == 0 {
             break;
         }
-        if (rng.below(r as u64 + 1) as usize) < need {
-            // At least as many have been read as written: w > r before.
-            w -= 1;
-            hyps[w] = hyps[r];
-            need -= 1;
-        }
+        // Without a branch: a sample keeps a large share, so whether this
+        // one is taken is as good as a coin toss to the branch predictor.
+        // The copy is always made; at least as many have been read as
+        // written (w > r), so `w - 1` is either `r` itself or a place
+        // already read, and it is only kept when taken.
+        let take = usize::from((rng.below(r as u64 + 1) as usize) < need);
+        hyps[w - 1] = hyps[r];
+        w -= take;
+        need -= take;
     }
 }
 
