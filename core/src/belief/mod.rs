@@ -1158,7 +1158,9 @@ impl<'s> Belief<'s> {
             return Ok(());
         }
         let exhaustive = self.stats.dropped == saved_stats.dropped;
-        // Roll the first pass back.
+        // Roll the first pass back. What it dropped were its own working
+        // copies: the boards it took are all still in the stash.
+        self.stats.dropped = saved_stats.dropped;
         self.nseg = saved_nseg + 1;
         self.stash_start = park_start;
         for s in &mut self.segments[..self.nseg] {
