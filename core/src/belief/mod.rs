@@ -787,29 +787,58 @@ impl<'s> Belief<'s> {
     /// returns `Err(Empty)` if none does.
     fn retain_matching(&mut self, window: &SenseWindow) -> Result<(), Empty> {
         let raw = RawWindow::new(window);
+        // A branch per board is cheapest when it goes the same way nearly
+        // every time; a sense that keeps a fair share of the boards makes
+        // it a coin toss. The first boards tell which case this is.
+        let probe = &self.slots[..self.len.min(64)];
+        let kept = probe.iter().filter(|h| window.matches(h)).count();
+        let dense = kept * 4 > probe.len() * 3;
         match (raw.pawns != 0, raw.rooks != 0) {
-            (false, false) => self.retain_raw::<false, false>(&raw),
-            (true, false) => self.retain_raw::<true, false>(&raw),
-            (_, true) => self.retain_raw::<true, true>(&raw),
+            (false, false) => self.retain_raw::<false, false>(&raw, dense),
+            (true, false) => self.retain_raw::<true, false>(&raw, dense),
+            (_, true) => self.retain_raw::<true, true>(&raw, dense),
         }
     }
 
     /// [`Belief::retain_matching`] with the window compiled; `PAWNS` and
     /// `ROOKS` say whether it shows a pawn or a rook that may carry a
     /// special code (most windows show neither, and the test is then
-    /// three masked comparisons).
+    /// three masked comparisons); `dense` whether most boards match (a
+    /// branch per board then), otherwise a block's matches are found
+    /// without a branch and then visited.
     fn retain_raw<const PAWNS: bool, const ROOKS: bool>(
         &mut self,
         raw: &RawWindow,
+        dense: bool,
     ) -> Result<(), Empty> {
+        const BLOCK: usize = 64;
         let len = self.len;
         let slots = &mut self.slots[..len];
         let mut w = 0;
-        for i in 0..len {
-            let h = slots[i];
-            if raw.matches::<PAWNS, ROOKS>(&h) {
-                slots[w] = h;
-                w += 1;
+        if dense {
+            for i in 0..len {
+                let h = slots[i];
+                if raw.matches::<PAWNS, ROOKS>(&h) {
+                    slots[w] = h;
+                    w += 1;
+                }
+            }
+        } else {
+            // In blocks: a branch-free pass makes the block's mask of
+            // matches, then only the matches are visited.
+            let mut i = 0;
+            while i < len {
+                let end = (i + BLOCK).min(len);
+                let mut keep = 0u64;
+                for (j, h) in slots[i..end].iter().enumerate() {
+                    keep |= u64::from(raw.matches::<PAWNS, ROOKS>(h)) << j;
+                }
+                while keep != 0 {
+                    slots[w] = slots[i + keep.trailing_zeros() as usize];
+                    w += 1;
+                    keep &= keep - 1;
+                }
+                i = end;
             }
         }
         if w == 0 {

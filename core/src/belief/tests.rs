@@ -746,6 +746,35 @@ mod props {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
 
+        /// Both sense loops, with every set of special terms the window
+        /// allows, keep exactly what `Vec::retain` keeps, in order.
+        #[test]
+        fn sense_loops_are_vec_retain(seed in any::<u64>(), plies in 1usize..9, center in 0usize..64, dense in any::<bool>()) {
+            let mut mem = Mem::new(1 << 16, 0);
+            let (belief, truth) = grown(&mut mem, 1 << 16, seed, plies);
+            prop_assume!(belief.our_turn());
+            let start: Vec<Hypothesis> = belief.hypotheses().to_vec();
+            let result = sense_result(&truth, Square::index_const(center));
+            let window = belief.sense_window(&result).unwrap();
+            let mut model = start.clone();
+            model.retain(|h| window.matches(h));
+            let raw = RawWindow::new(&window);
+            let (own, color) = (*belief.own(), belief.color());
+            for (pawns, rooks) in [(false, false), (true, false), (true, true)] {
+                if (raw.pawns != 0 && !pawns) || (raw.rooks != 0 && !rooks) {
+                    continue;
+                }
+                let mut b = Belief::with_hypotheses(mem.storage(), 1 << 16, own, true, &start, seed).unwrap();
+                prop_assert_eq!(b.color(), color);
+                let _ = match (pawns, rooks) {
+                    (false, false) => b.retain_raw::<false, false>(&raw, dense),
+                    (true, false) => b.retain_raw::<true, false>(&raw, dense),
+                    _ => b.retain_raw::<true, true>(&raw, dense),
+                };
+                prop_assert_eq!(b.hypotheses(), &model[..]);
+            }
+        }
+
         /// A sense filter keeps exactly what `Vec::retain` keeps, in order.
         #[test]
         fn sense_is_vec_retain(seed in any::<u64>(), plies in 1usize..7, center in 0usize..64) {
