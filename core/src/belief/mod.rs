@@ -913,7 +913,10 @@ impl<'s> Belief<'s> {
         // each parent is expanded): one that fills up after a few thousand
         // parents, as wide expansions of large beliefs do, then does not pay
         // a cache miss for each of the hundreds of thousands it stashes.
-        let may_overflow = n.saturating_mul(64) > self.max_active;
+        // Any set whose children may not all fit is put in random order, or
+        // the parents expanded and those stashed would be the first and the
+        // last in memory (a parent has at most MAX_CHILDREN children).
+        let may_overflow = n.saturating_mul(MAX_CHILDREN) > self.max_active;
         let lazy = may_overflow && n >= self.lazy_min;
         if may_overflow && !lazy {
             shuffle(&mut self.slots[base..base + n], &mut self.rng);
