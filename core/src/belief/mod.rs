@@ -908,19 +908,71 @@ impl<'s> Belief<'s> {
         let base = self.stash_start - n;
         self.slots.copy_within(0..n, base);
         // An expansion that may overflow takes its parents in a uniformly
-        // random order. A small set is shuffled whole, in cache. A large one
-        // is shuffled lazily (a forward Fisher-Yates, one swap just before
-        // each parent is expanded): one that fills up after a few thousand
-        // parents, as wide expansions of large beliefs do, then does not pay
-        // a cache miss for each of the hundreds of thousands it stashes.
-        // Any set whose children may not all fit is put in random order, or
-        // the parents expanded and those stashed would be the first and the
-        // last in memory (a parent has at most MAX_CHILDREN children).
+        // random order, or the parents expanded and those stashed would be
+        // the first and the last in memory. Any set may overflow whose
+        // parents could have MAX_CHILDREN children each; most such sets are
+        // far from it, so those with fewer than one parent per 64 slots are
+        // first expanded in memory order (children of like parents stay
+        // together, and their duplicates are found in cache), with the
+        // children kept below the parents: if they do not all fit, that
+        // pass is thrown away and the parents are shuffled. (A recovery's
+        // replays, whose room is set otherwise, shuffle whenever a set may
+        // overflow.)
         let may_overflow = n.saturating_mul(MAX_CHILDREN) > self.max_active;
-        let lazy = may_overflow && n >= self.lazy_min;
-        if may_overflow && !lazy {
-            shuffle(&mut self.slots[base..base + n], &mut self.rng);
+        let likely = n.saturating_mul(64) > self.max_active;
+        let done = if !likely && !self.wide {
+            self.expand_pass(&cx, base, n, time, false, true)
+        } else if !may_overflow {
+            self.expand_pass(&cx, base, n, time, false, false)
+        } else {
+            None
+        };
+        let (w, children) = match done {
+            Some(pass) => pass,
+            None => {
+                // A small set is shuffled whole, in cache. A large one is
+                // shuffled lazily (a forward Fisher-Yates, one swap just
+                // before each parent is expanded): one that fills up after a
+                // few thousand parents, as wide expansions of large beliefs
+                // do, then does not pay a cache miss for each of the hundreds
+                // of thousands it stashes.
+                let lazy = n >= self.lazy_min;
+                if !lazy {
+                    shuffle(&mut self.slots[base..base + n], &mut self.rng);
+                }
+                self.expand_pass(&cx, base, n, time, lazy, false)
+                    .expect("a pass that may overflow always finishes")
+            }
+        };
+        self.stats.children += children;
+        if w == 0 {
+            // Nothing possible: put the parents back where they were.
+            self.slots.copy_within(base..base + n, 0);
+            self.len = n;
+            return Err(Empty);
         }
+        self.len = if self.wide {
+            sort_dedup(&mut self.slots[..w])
+        } else {
+            w
+        };
+        Ok(())
+    }
+
+    /// Expands the parents at `slots[base..base + n]` into `slots[0..]`;
+    /// returns the end of the children and how many were made. With `lazy`
+    /// the parents are shuffled as they are taken. With `trial` the
+    /// children must all fit below the parents, or nothing is kept and
+    /// `None` comes back (the parents are untouched).
+    fn expand_pass(
+        &mut self,
+        cx: &expand::Context,
+        base: usize,
+        n: usize,
+        time: u32,
+        lazy: bool,
+        trial: bool,
+    ) -> Option<(usize, u64)> {
         let mut partners = Partners::new();
         if !self.wide {
             self.table.clear();
@@ -943,12 +995,19 @@ impl<'s> Belief<'s> {
             }
             let parent = self.slots[base + i];
             let mut k = 0;
-            expand::children(&parent, &cx, |c| {
+            expand::children(&parent, cx, |c| {
                 buf[k] = c;
                 k += 1;
             });
             children += k as u64;
-            let room = self.max_active.min(base + i + 1);
+            let room = if trial {
+                self.max_active.min(base)
+            } else {
+                self.max_active.min(base + i + 1)
+            };
+            if trial && w + pending.len + k > room {
+                return None;
+            }
             if !self.wide && (w + pending.len + k > room || pending.len + k > PENDING) {
                 w = pending.flush(self, w);
             }
@@ -999,19 +1058,7 @@ impl<'s> Belief<'s> {
             }
         }
         w = pending.flush(self, w);
-        self.stats.children += children;
-        if w == 0 {
-            // Nothing possible: put the parents back where they were.
-            self.slots.copy_within(base..base + n, 0);
-            self.len = n;
-            return Err(Empty);
-        }
-        self.len = if self.wide {
-            sort_dedup(&mut self.slots[..w])
-        } else {
-            w
-        };
-        Ok(())
+        Some((w, children))
     }
 
     /// Appends the children in `batch` that are new to the table at

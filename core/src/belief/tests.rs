@@ -472,10 +472,10 @@ fn small_capacity_games_with(capacity: usize, games: u64, lazy: bool) {
     // outgrow even a 200k stash. How often depends on the random stream
     // (the games themselves follow the senses chosen from the belief): at
     // capacity 64 over 500 games (about 43,400 observations) the truth was
-    // missing after 28, 5, 33 and 49 observations as the code changed, and
-    // 37 since every set that may overflow is shuffled; at capacity 1000
-    // after 0 observations until that change, 2 since. The bounds keep it
-    // rare; see issue 3.
+    // missing after 28, 5, 33, 49 and 37 observations as the code changed;
+    // at capacity 1000 after none, except with one stream (while every set
+    // that might overflow was shuffled) after 2. The bounds keep it rare;
+    // see issue 3.
     assert!(
         lost * 200 <= observations,
         "the true board was neither active nor waiting in the stash after {lost} of {observations} observations"
