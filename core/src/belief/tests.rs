@@ -1021,7 +1021,6 @@ fn a_lazily_shuffled_overflow_stashes_a_uniform_sample_of_parents() {
 }
 
 fn overflow_stashes_a_uniform_sample(lazy: bool) {
-    let own = Own::from_board(&Board::start(), Color::White);
     let parents: Vec<Hypothesis> = (16..48u8)
         .map(|i| {
             let mut board = Board::start();
@@ -1030,22 +1029,7 @@ fn overflow_stashes_a_uniform_sample(lazy: bool) {
             Hypothesis::from_board(&board, Color::Black)
         })
         .collect();
-    let mut stashed = [0u32; 32];
-    for seed in 0..1000 {
-        let mut mem = Mem::new(64, 16);
-        let storage = mem.storage();
-        let mut b = Belief::with_hypotheses(storage, 64, own, false, &parents, seed).unwrap();
-        if lazy {
-            b.lazy_min = 0;
-        }
-        b.opponent_move(None).unwrap();
-        assert_eq!(b.stashed().len(), 16, "seed {seed}");
-        for h in b.stashed() {
-            let i = parents.iter().position(|p| p == h).expect("a parent");
-            stashed[i] += 1;
-        }
-    }
-    for (i, &n) in stashed.iter().enumerate() {
+    for (i, &n) in stash_counts(&parents, 64, 16, lazy).iter().enumerate() {
         assert!(
             (420..=580).contains(&n),
             "parent {i} stashed {n} times of 1000"
@@ -1053,17 +1037,38 @@ fn overflow_stashes_a_uniform_sample(lazy: bool) {
     }
 }
 
+/// How often each of `parents` is stashed by one quiet expansion (from the
+/// start position's white pieces) over 1,000 seeds, with room for `active`
+/// children and a stash of `stash`, which every seed must fill.
+fn stash_counts(parents: &[Hypothesis], active: usize, stash: usize, lazy: bool) -> Vec<u32> {
+    let own = Own::from_board(&Board::start(), Color::White);
+    let mut stashed = std::vec![0u32; parents.len()];
+    for seed in 0..1000 {
+        let mut mem = Mem::new(active, stash);
+        let mut b =
+            Belief::with_hypotheses(mem.storage(), active, own, false, parents, seed).unwrap();
+        if lazy {
+            b.lazy_min = 0;
+        }
+        b.opponent_move(None).unwrap();
+        assert_eq!(b.stashed().len(), stash, "seed {seed}: {:?}", b.stats());
+        for h in b.stashed() {
+            stashed[parents.iter().position(|p| p == h).expect("a parent")] += 1;
+        }
+    }
+    stashed
+}
+
 /// Parents with many children each can overflow even when there are few of
 /// them (fewer than one per 64 slots): the parents expanded must still be
 /// a uniform sample, and so must the stash. Sixteen parents of about 100
 /// children (four queens, a rook, a king and a knight that differs from one
-/// parent to the next, on an open board), room for
-/// 1,024 children and a stash of 2: each parent is stashed with
+/// parent to the next, on an open board), room for 1,024 children and a
+/// stash of 2: each parent is stashed with
 /// probability 2/16 when the sample is uniform, 125 times in 1,000 seeds
 /// (sd 10); parents taken in memory order would never be stashed.
 #[test]
 fn few_wide_parents_overflow_into_a_uniform_sample() {
-    let own = Own::from_board(&Board::start(), Color::White);
     let mut base = Board::start();
     for sq in Square::ALL {
         if sq as usize >= 48 {
@@ -1085,18 +1090,8 @@ fn few_wide_parents_overflow_into_a_uniform_sample() {
             Hypothesis::from_board(&board, Color::Black)
         })
         .collect();
-    let mut stashed = [0u32; 16];
-    for seed in 0..1000 {
-        let mut mem = Mem::new(1024, 2);
-        let mut b =
-            Belief::with_hypotheses(mem.storage(), 1024, own, false, &parents, seed).unwrap();
-        b.opponent_move(None).unwrap();
-        assert_eq!(b.stashed().len(), 2, "seed {seed}: {:?}", b.stats());
-        assert!(b.stats().children > 1024, "the parents must overflow");
-        for h in b.stashed() {
-            stashed[parents.iter().position(|p| p == h).expect("a parent")] += 1;
-        }
-    }
+    // A full stash of 2 in every seed shows that each expansion overflowed.
+    let stashed = stash_counts(&parents, 1024, 2, false);
     for (i, &n) in stashed.iter().enumerate() {
         assert!(
             (85..=165).contains(&n),
