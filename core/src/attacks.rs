@@ -140,6 +140,16 @@ const RAYS_CONST: [[u64; 64]; 8] = {
     table
 };
 
+// The sentinels of `ray_pos` and `ray_neg`: nothing lies beyond h8 in the
+// increasing directions, nor beyond a1 in the decreasing ones.
+const _: () = {
+    let mut d = 0;
+    while d < 4 {
+        assert!(RAYS_CONST[d][63] == 0 && RAYS_CONST[d + 4][0] == 0);
+        d += 1;
+    }
+};
+
 /// Knight moves from `sq`.
 #[inline]
 pub fn knight(sq: Square) -> Bitboard {
@@ -158,26 +168,22 @@ pub fn pawn(color: Color, sq: Square) -> Bitboard {
     PAWN[color as usize][sq as usize]
 }
 
+/// The ray from `sq` in an increasing direction `d`, cut after its first
+/// blocker. Without a branch: with no blocker the scan finds the sentinel on
+/// h8, whose rays in these directions are empty.
 #[inline(always)]
 fn ray_pos(d: usize, sq: usize, occ: u64) -> u64 {
     let ray = RAYS[d][sq];
-    let blockers = ray & occ;
-    if blockers == 0 {
-        ray
-    } else {
-        ray ^ RAYS[d][blockers.trailing_zeros() as usize]
-    }
+    let first = ((ray & occ) | 1 << 63).trailing_zeros() as usize;
+    ray ^ RAYS[d][first]
 }
 
+/// As [`ray_pos`] in a decreasing direction, with the sentinel on a1.
 #[inline(always)]
 fn ray_neg(d: usize, sq: usize, occ: u64) -> u64 {
     let ray = RAYS[d][sq];
-    let blockers = ray & occ;
-    if blockers == 0 {
-        ray
-    } else {
-        ray ^ RAYS[d][63 - blockers.leading_zeros() as usize]
-    }
+    let first = 63 - ((ray & occ) | 1).leading_zeros() as usize;
+    ray ^ RAYS[d][first]
 }
 
 /// Rook moves from `sq` with `occ` occupied: each ray includes its first blocker.

@@ -20,6 +20,8 @@ use crate::square::{Color, File, Rank, Square};
 pub const MAX_CHILDREN: usize = 256;
 
 const BACK_RANKS: u64 = 0xff00_0000_0000_00ff;
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const FILE_H: u64 = FILE_A << 7;
 
 /// Per-expansion constants derived from our side.
 #[derive(Copy, Clone)]
@@ -92,24 +94,14 @@ pub(crate) fn capture_square(child: &Hypothesis, own: &Own) -> Option<Square> {
     }
 }
 
+/// The planes of `code` as masks: all ones where the code has the bit.
 #[inline(always)]
-fn clear2(p: &mut [u64; 3], a: u64) {
-    p[0] &= !a;
-    p[1] &= !a;
-    p[2] &= !a;
-}
-
-#[inline(always)]
-fn put(p: &mut [u64; 3], bit: u64, code: u8) {
-    if code & 1 != 0 {
-        p[0] |= bit;
-    }
-    if code & 2 != 0 {
-        p[1] |= bit;
-    }
-    if code & 4 != 0 {
-        p[2] |= bit;
-    }
+const fn code_masks(code: u8) -> [u64; 3] {
+    [
+        0u64.wrapping_sub((code & 1) as u64),
+        0u64.wrapping_sub((code >> 1 & 1) as u64),
+        0u64.wrapping_sub((code >> 2 & 1) as u64),
+    ]
 }
 
 struct Sink<F: FnMut(Hypothesis)> {
@@ -119,21 +111,48 @@ struct Sink<F: FnMut(Hypothesis)> {
 }
 
 impl<F: FnMut(Hypothesis)> Sink<F> {
-    /// A move of code `code` from `from` to `to`; `demote` lists castle rooks
-    /// that lose their right (they stay on the board as plain rooks).
+    /// Every move of the piece on `from` to a square of `tos` (none of which
+    /// holds one of the opponent's pieces), landing with code `code`;
+    /// `demote` lists castle rooks that lose their right (they stay on the
+    /// board as plain rooks: code 7 becomes 4).
     #[inline(always)]
-    fn emit(&mut self, from: Square, to: Square, code: u8, demote: u64) {
-        let mut p = self.base;
-        let (fb, tb) = (1u64 << from as u32, 1u64 << to as u32);
-        clear2(&mut p, fb | tb | demote);
-        put(&mut p, tb, code);
-        if demote != 0 {
-            put(&mut p, demote & !(fb | tb), 4);
+    fn moves(&mut self, from: u32, mut tos: u64, code: u8, demote: u64) {
+        let fb = 1u64 << from;
+        let [b0, b1, b2] = self.base;
+        let p = [b0 & !fb & !demote, b1 & !fb & !demote, b2 & !fb];
+        let m = code_masks(code);
+        while tos != 0 {
+            let tb = tos & tos.wrapping_neg();
+            tos &= tos - 1;
+            (self.out)(Hypothesis {
+                planes: [p[0] | tb & m[0], p[1] | tb & m[1], p[2] | tb & m[2]],
+            });
+            self.n += 1;
         }
-        (self.out)(Hypothesis { planes: p });
-        self.n += 1;
     }
 
+    /// Pawn moves of one step (`back` = 8) or two (16) onto each (empty)
+    /// square of `tos`, from `back` behind it. The pawn is plain in the base
+    /// (whose marks are dropped), a single bit in plane 0, and lands plain,
+    /// or marked (code 7) where `marked` says.
+    #[inline(always)]
+    fn pawn_pushes(&mut self, mut tos: u64, white: bool, back: u32, marked: u64) {
+        let [b0, b1, b2] = self.base;
+        while tos != 0 {
+            let tb = tos & tos.wrapping_neg();
+            tos &= tos - 1;
+            let fb = if white { tb >> back } else { tb << back };
+            let mark = tb & marked;
+            (self.out)(Hypothesis {
+                planes: [b0 ^ fb ^ tb, b1 | mark, b2 | mark],
+            });
+            self.n += 1;
+        }
+    }
+
+    /// A castle: king and rook leave their squares for `king_to` and
+    /// `rook_to`; `demote` lists the other castle rook if it keeps its place
+    /// but loses its right.
     #[inline(always)]
     fn castle(
         &mut self,
@@ -143,12 +162,17 @@ impl<F: FnMut(Hypothesis)> Sink<F> {
         rook_to: Square,
         demote: u64,
     ) {
-        let mut p = self.base;
-        clear2(&mut p, (1 << king as u32) | (1 << rook as u32) | demote);
-        put(&mut p, demote & !(1 << rook as u32), 4);
-        put(&mut p, 1 << king_to as u32, 6);
-        put(&mut p, 1 << rook_to as u32, 4);
-        (self.out)(Hypothesis { planes: p });
+        let [b0, b1, b2] = self.base;
+        let gone = (1u64 << king as u32) | (1u64 << rook as u32);
+        let (kb, rb) = (1u64 << king_to as u32, 1u64 << rook_to as u32);
+        // King 6 = planes 1 and 2, rook 4 = plane 2.
+        (self.out)(Hypothesis {
+            planes: [
+                b0 & !gone & !demote,
+                (b1 & !gone & !demote) | kb,
+                (b2 & !gone) | kb | rb,
+            ],
+        });
         self.n += 1;
     }
 }
@@ -160,7 +184,7 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
     let u = parent.unpack();
     let them_occ = u.occupied;
     let occ = them_occ | cx.ours;
-    let targets = cx.targets & !them_occ;
+    let targets = (cx.targets & !them_occ).0;
     let mut sink = Sink {
         out,
         n: 0,
@@ -174,32 +198,22 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
 
     let kinds = u.kinds;
     for from in kinds[PieceKind::Knight as usize] {
-        for to in attacks::knight(from) & targets {
-            sink.emit(from, to, 2, 0);
-        }
+        sink.moves(from as u32, attacks::knight(from).0 & targets, 2, 0);
     }
     for from in kinds[PieceKind::Bishop as usize] {
-        for to in attacks::bishop(from, occ) & targets {
-            sink.emit(from, to, 3, 0);
-        }
+        sink.moves(from as u32, attacks::bishop(from, occ).0 & targets, 3, 0);
     }
     for from in kinds[PieceKind::Rook as usize] {
         // A castle rook that moves loses its right: it lands as a plain rook.
-        for to in attacks::rook(from, occ) & targets {
-            sink.emit(from, to, 4, 0);
-        }
+        sink.moves(from as u32, attacks::rook(from, occ).0 & targets, 4, 0);
     }
     for from in kinds[PieceKind::Queen as usize] {
-        for to in attacks::queen(from, occ) & targets {
-            sink.emit(from, to, 5, 0);
-        }
+        sink.moves(from as u32, attacks::queen(from, occ).0 & targets, 5, 0);
     }
     let their_corners = CORNERS & Bitboard::rank(cx.them.back_rank()).0;
     for from in kinds[PieceKind::King as usize] {
         let demote = u.castle_rooks.0 & their_corners;
-        for to in attacks::king(from) & targets {
-            sink.emit(from, to, 6, demote);
-        }
+        sink.moves(from as u32, attacks::king(from).0 & targets, 6, demote);
         if !cx.capture && from == Castling::king_square(cx.them) {
             for king_side in [true, false] {
                 let rook = Castling::rook_square(cx.them, king_side);
@@ -215,7 +229,7 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
                         rook,
                         Square::new(k_to, rank),
                         Square::new(r_to, rank),
-                        demote,
+                        demote & !(1u64 << rook as u32),
                     );
                 }
             }
@@ -223,49 +237,44 @@ pub(crate) fn children(parent: &Hypothesis, cx: &Context, out: impl FnMut(Hypoth
     }
 
     // Pawns: pushes only without a capture, diagonals only with one.
-    let start_rank = Bitboard::rank(Rank::Second.relative_to(cx.them));
-    for from in kinds[PieceKind::Pawn as usize] {
-        if !cx.capture {
-            let Some(one) = from.forward(cx.them) else {
-                continue;
-            };
-            if occ.contains(one) {
-                continue;
+    let pawns = kinds[PieceKind::Pawn as usize];
+    if !cx.capture {
+        let white = cx.them == Color::White;
+        let empty = !occ.0;
+        let singles = pawns.shift_forward(white).0 & empty;
+        sink.pawn_pushes(singles & !BACK_RANKS, white, 8, 0);
+        // From the start rank, through the third.
+        let third = Bitboard::rank(Rank::Third.relative_to(cx.them)).0;
+        let doubles = Bitboard(singles & third).shift_forward(white).0 & empty;
+        // Marked for en passant only if one of our pawns could take it:
+        // one stands beside the landing square.
+        let ours = cx.our_pawns.0;
+        let beside = ((ours << 1) & !FILE_A) | ((ours >> 1) & !FILE_H);
+        sink.pawn_pushes(doubles, white, 16, beside);
+        let mut promos = singles & BACK_RANKS;
+        while promos != 0 {
+            let to = promos.trailing_zeros();
+            promos &= promos - 1;
+            let from = if white { to - 8 } else { to + 8 };
+            for promo in PieceKind::PROMOTIONS {
+                sink.moves(from, 1 << to, promo as u8 + 1, 0);
             }
-            if BACK_RANKS >> one as u32 & 1 != 0 {
+        }
+    } else {
+        for from in pawns {
+            let tos = attacks::pawn(cx.them, from).0 & targets;
+            sink.moves(from as u32, tos & !BACK_RANKS, 1, 0);
+            let promos = tos & BACK_RANKS;
+            if promos != 0 {
                 for promo in PieceKind::PROMOTIONS {
-                    sink.emit(from, one, promo as u8 + 1, 0);
-                }
-            } else {
-                sink.emit(from, one, 1, 0);
-                if start_rank.contains(from) {
-                    let two = one.forward(cx.them).expect("double step on board");
-                    if !occ.contains(two) {
-                        // Marked for en passant only if one of our pawns could take it.
-                        let code = if (attacks::pawn(cx.them, one) & cx.our_pawns).any() {
-                            7
-                        } else {
-                            1
-                        };
-                        sink.emit(from, two, code, 0);
-                    }
-                }
-            }
-        } else {
-            for to in attacks::pawn(cx.them, from) & targets {
-                if BACK_RANKS >> to as u32 & 1 != 0 {
-                    for promo in PieceKind::PROMOTIONS {
-                        sink.emit(from, to, promo as u8 + 1, 0);
-                    }
-                } else {
-                    sink.emit(from, to, 1, 0);
+                    sink.moves(from as u32, promos, promo as u8 + 1, 0);
                 }
             }
             if let Some(ep) = cx.ep_target
                 && attacks::pawn(cx.them, from).contains(ep)
                 && from.rank() == Rank::Fifth.relative_to(cx.them)
             {
-                sink.emit(from, ep, 1, 0);
+                sink.moves(from as u32, 1 << ep as u32, 1, 0);
             }
         }
     }

@@ -330,6 +330,86 @@ fn our_move_test_agrees_with_the_arbiter_on_every_request() {
     );
 }
 
+/// Every position of random games, with the opponent to move: the children
+/// the expansion generates for each capture report it could get are exactly
+/// the distinct results of every request the arbiter could be given, each
+/// once.
+#[test]
+fn children_are_the_arbiter_results() {
+    let mut rng = Rng::new(11);
+    let (mut positions, mut captures, mut promotions, mut castles, mut marks) = (0, 0, 0, 0, 0);
+    for _ in 0..300 {
+        let mut board = Board::start();
+        for _ in 0..rng.below(120) {
+            if board.king_captured().is_some() {
+                break;
+            }
+            let them = board.turn();
+            let us = them.flip();
+            let own = Own::from_board(&board, us);
+            let parent = key(&board, us);
+            // Every result, by capture report.
+            let mut by_capture: std::collections::HashMap<Option<Square>, HashSet<Hypothesis>> =
+                std::collections::HashMap::new();
+            let mut requests: Vec<Option<Move>> = std::vec![None];
+            rules::move_actions(&board, |m| {
+                requests.push(Some(m));
+                false
+            });
+            for &r in &requests {
+                let res = arbitrate(&board, r).unwrap();
+                let mut c = board;
+                c.play(res.taken);
+                let child = key(&c, us);
+                if res.taken.is_some_and(|m| m.promotion.is_some()) {
+                    promotions += 1;
+                }
+                if child.has_ep() {
+                    marks += 1;
+                }
+                by_capture.entry(res.capture).or_default().insert(child);
+            }
+            let mut reports: Vec<Option<Square>> = std::vec![None];
+            reports.extend(own.occupied().iter().map(Some));
+            reports.extend(own.ep.and_then(|ep| ep.forward(us)).map(Some));
+            for report in reports {
+                let cx = expand::Context::new(&own, report);
+                let mut got = Vec::new();
+                expand::children(&parent, &cx, |c| got.push(c));
+                let set: HashSet<Hypothesis> = got.iter().copied().collect();
+                assert_eq!(
+                    set.len(),
+                    got.len(),
+                    "repeated child of {board} ({report:?})"
+                );
+                let want = by_capture.get(&report).cloned().unwrap_or_default();
+                assert_eq!(set, want, "children of {board} with capture {report:?}");
+                if report.is_some() && !want.is_empty() {
+                    captures += 1;
+                }
+            }
+            if requests.iter().flatten().any(|m| {
+                board
+                    .piece_at(m.from)
+                    .is_some_and(|p| p.kind == PieceKind::King)
+                    && (m.from.file() as i8 - m.to.file() as i8).abs() == 2
+            }) {
+                castles += 1;
+            }
+            positions += 1;
+            let r = random_request(&board, &mut rng);
+            let res = arbitrate(&board, r).unwrap();
+            board.play(res.taken);
+        }
+    }
+    // The games reach the cases that need care.
+    assert!(
+        positions > 10_000 && captures > 1000 && promotions > 10 && castles > 100 && marks > 100,
+        "{positions} positions, {captures} capture reports, {promotions} promotions, \
+         {castles} castling positions, {marks} en-passant marks"
+    );
+}
+
 #[test]
 fn belief_equals_brute_force_in_random_games() {
     let mut rng = Rng::new(42);
