@@ -994,26 +994,43 @@ impl<'s> Belief<'s> {
                 self.slots.swap(base + i, j);
             }
             let parent = self.slots[base + i];
-            let mut k = 0;
-            expand::children(&parent, cx, |c| {
-                buf[k] = c;
-                k += 1;
-            });
-            children += k as u64;
             let room = if trial {
                 self.max_active.min(base)
             } else {
                 self.max_active.min(base + i + 1)
             };
-            if trial && w + pending.len + k > room {
-                return None;
-            }
-            if !self.wide && (w + pending.len + k > room || pending.len + k > PENDING) {
+            let mut k;
+            if self.wide {
+                debug_assert!(!trial, "a wide pass has no trial");
+                k = 0;
+                expand::children(&parent, cx, |c| {
+                    buf[k] = c;
+                    k += 1;
+                });
+                children += k as u64;
+            } else {
+                // The children go straight to the queue.
+                if pending.len > PENDING {
+                    w = pending.flush(self, w);
+                }
+                let start = pending.len;
+                k = pending.generate(&parent, cx, &self.table);
+                children += k as u64;
+                if trial && w + pending.len > room {
+                    return None;
+                }
+                if w + pending.len <= room {
+                    continue;
+                }
+                // They do not fit with the queue: insert the queue, then
+                // see whether they fit alone.
+                buf[..k].copy_from_slice(&pending.hyps[start..start + k]);
+                pending.len = start;
                 w = pending.flush(self, w);
-            }
-            if !self.wide && w + k <= room {
-                pending.push(&buf[..k], &self.table);
-                continue;
+                if w + k <= room {
+                    pending.push(&buf[..k], &self.table);
+                    continue;
+                }
             }
             let mut stash_from_here = false;
             if w + k > room {
@@ -1597,6 +1614,28 @@ impl Pending {
             hashes: [0; PENDING + MAX_CHILDREN],
             len: 0,
         }
+    }
+
+    /// Queues the children of `parent`, prefetching the table entries they
+    /// will need; returns how many. At most [`PENDING`] may be queued before.
+    /// Each prefetch goes out as its child is made: spread over the work of
+    /// generating, they keep the memory system busy without the burst that
+    /// filled its miss buffers when a parent's children were hashed after
+    /// all of them were made.
+    #[inline]
+    fn generate(&mut self, parent: &Hypothesis, cx: &expand::Context, table: &Table<'_>) -> usize {
+        let start = self.len;
+        let mut len = start;
+        let (hyps, hashes) = (&mut self.hyps, &mut self.hashes);
+        expand::children(parent, cx, |c| {
+            let h = c.hash64();
+            table.prefetch(h);
+            hyps[len] = c;
+            hashes[len] = h;
+            len += 1;
+        });
+        self.len = len;
+        len - start
     }
 
     /// Queues `batch`, prefetching the table entries it will need.
