@@ -131,6 +131,9 @@ pub enum Query {
     Contains {
         /// The board asked about.
         board: Board,
+        /// The true positions before each logged observation, if given:
+        /// then the reply also says whether the truth waits in the stash.
+        history: Option<Vec<Board>>,
     },
     /// Some of the active boards.
     Boards {
@@ -192,6 +195,7 @@ mod field {
         reason: Option<String>,
         seconds_left: Option<f64>,
         limit: Option<usize>,
+        history: Option<Vec<String>>,
     }
 
     /// The required `fen` of the `contains` query.
@@ -259,6 +263,8 @@ struct ClockWire {
 struct ContainsWire {
     #[serde(deserialize_with = "field::required_fen")]
     fen: String,
+    #[serde(default, deserialize_with = "field::history")]
+    history: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -418,8 +424,18 @@ fn parse_query(name: &str, obj: Map<String, Value>) -> Result<Query, String> {
         "count" => Query::Count,
         "contains" => {
             let w: ContainsWire = wire(obj)?;
+            let history = match w.history {
+                Some(fens) => Some(
+                    fens.iter()
+                        .enumerate()
+                        .map(|(i, f)| board(f, &format!("history[{i}]")))
+                        .collect::<Result<Vec<_>, _>>()?,
+                ),
+                None => None,
+            };
             Query::Contains {
                 board: board(&w.fen, "fen")?,
+                history,
             }
         }
         "boards" => {
@@ -553,11 +569,17 @@ pub struct CountReply {
     pub dropped: u64,
 }
 
-/// `{"contains":true}`.
+/// `{"contains":true}`, with `"recoverable"` when the query gave a history.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ContainsReply {
     /// Whether the board is active or stashed.
     pub contains: bool,
+    /// Whether the board is active or, as it stood at a stash segment's
+    /// time, waits in that segment (see [`Belief::stash_holds`]).
+    ///
+    /// [`Belief::stash_holds`]: rbc_core::belief::Belief::stash_holds
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recoverable: Option<bool>,
 }
 
 /// `{"total":N,"fens":[...]}`.
@@ -656,6 +678,24 @@ mod tests {
                 seconds_left: f64::INFINITY
             }))
         );
+        let start = Board::start();
+        let fen = start.to_string();
+        assert_eq!(
+            parse(&format!(r#"{{"query":"contains","fen":"{fen}"}}"#)),
+            Ok(Request::Query(Query::Contains {
+                board: start,
+                history: None
+            }))
+        );
+        assert_eq!(
+            parse(&format!(
+                r#"{{"query":"contains","fen":"{fen}","history":["{fen}","{fen}"]}}"#
+            )),
+            Ok(Request::Query(Query::Contains {
+                board: start,
+                history: Some(vec![start, start])
+            }))
+        );
     }
 
     #[test]
@@ -682,6 +722,19 @@ mod tests {
             err(r#"{"event":"game_end","reason":"BORED"}"#).contains("invalid reason \"BORED\"")
         );
         assert!(err(r#"{"query":"contains","fen":"xx w"}"#).contains("invalid FEN"));
+        let fen = Board::start().to_string();
+        assert!(
+            err(&format!(
+                r#"{{"query":"contains","fen":"{fen}","history":["{fen}","xx w"]}}"#
+            ))
+            .contains("in history[1]")
+        );
+        assert!(
+            err(&format!(
+                r#"{{"query":"contains","fen":"{fen}","history":"{fen}"}}"#
+            ))
+            .contains("field \"history\"")
+        );
         assert!(err(r#"{"query":"boards","limit":-1}"#).contains("field \"limit\""));
         let long = "x".repeat(500);
         assert!(err(&format!(r#"{{"event":"game_start","color":"{long}"}}"#)).len() < 200);
@@ -705,6 +758,20 @@ mod tests {
                 line: 4
             })),
             r#"{"error":"x","line":4}"#
+        );
+        assert_eq!(
+            s(Reply::Contains(ContainsReply {
+                contains: false,
+                recoverable: None
+            })),
+            r#"{"contains":false}"#
+        );
+        assert_eq!(
+            s(Reply::Contains(ContainsReply {
+                contains: false,
+                recoverable: Some(true)
+            })),
+            r#"{"contains":false,"recoverable":true}"#
         );
     }
 }

@@ -2,8 +2,10 @@
 
 Random games are played on reconchess's LocalGame; each side's observations
 (exactly what reconchess hands a player) are piped into its own `rbc track`
-process. After every event the true board must be `contains`-ed, and while
-the consistent set is small, `count` must equal a brute-force python-chess
+process. After every event the true board must be active, or waiting in the
+stash as it stood when it was stashed (`contains` with the true history:
+`recoverable`), unless the stash itself dropped boards; and while the
+consistent set is small, `count` must equal a brute-force python-chess
 tracker built from reconchess's own move_actions/revise_move.
 """
 import json
@@ -23,6 +25,11 @@ import pytracker_baseline as ref  # noqa: E402
 
 RBC = os.environ.get("RBC_BIN", str(ROOT / "target" / "release" / "rbc"))
 BRUTE_LIMIT = 3000
+
+
+def fen(board):
+    """Full FEN with the en-passant square after every double step."""
+    return board.fen(en_passant="fen")
 
 
 def xkey(board):
@@ -57,12 +64,16 @@ class Side:
         self.track.send({"event": "game_start", "color": "white" if color else "black"})
         self.boards = [chess.Board()]  # the reference, while small
         self.our_turn = color == chess.WHITE
+        # The true position before each observation the tracker logs.
+        self.history = []
+        self.before_opponent = fen(chess.Board())
 
     def check(self, truth, what):
         count = self.track.send({"query": "count"})
-        contains = self.track.send({"query": "contains", "fen": truth.fen()})["contains"]
-        # Only a drop (the stash itself full) may lose the true board.
-        assert contains or count["dropped"] > 0, (what, truth.fen(), count)
+        reply = self.track.send({"query": "contains", "fen": truth.fen(), "history": self.history})
+        # Only a drop (the stash itself full) may lose the true board; a
+        # sampled expansion may stash its ancestor.
+        assert reply["recoverable"] or count["dropped"] > 0, (what, truth.fen(), count)
         if self.boards is not None and count["stashed"] == 0 and count["dropped"] == 0:
             # Exactly the boards of the brute-force tracker, both keyed by
             # X-FEN identity.
@@ -73,6 +84,9 @@ class Side:
             assert count["boards"] == len(fens) == len(theirs)
 
     def opponent_move(self, capture, truth):
+        if not self.our_turn:
+            # (White's opening report changes nothing and is not logged.)
+            self.history.append(self.before_opponent)
         self.track.send({"event": "opponent_move",
                          "capture_square": None if capture is None else chess.square_name(capture)})
         if not self.our_turn and self.boards is not None:
@@ -83,13 +97,16 @@ class Side:
         self.check(truth, "opponent_move")
 
     def sense(self, result, truth):
+        self.history.append(fen(truth))
         self.track.send({"event": "sense_result",
                          "result": [[chess.square_name(s), p.symbol() if p else None] for s, p in result]})
         if self.boards is not None:
             self.boards = ref.sense_filter(self.boards, result)
         self.check(truth, "sense_result")
 
-    def move(self, requested, taken, capture, truth):
+    def move(self, requested, taken, capture, before, truth):
+        self.history.append(before)
+        self.before_opponent = fen(truth)
         self.track.send({"event": "move_result",
                          "requested": requested.uci() if requested else None,
                          "taken": taken.uci() if taken else None,
@@ -122,8 +139,9 @@ def play(seed, max_turns=60):
             req = rng.choice(captures)
         else:
             req = rng.choice(actions + [None])
+        before = fen(game.board)
         requested, taken, capture = game.move(req)
-        side.move(requested, taken, capture, game.board)
+        side.move(requested, taken, capture, before, game.board)
         game.end_turn()
         turns += 1
     for s in sides.values():

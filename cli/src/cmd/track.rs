@@ -356,9 +356,13 @@ impl Tracker {
                     dropped: s.dropped,
                 })
             }
-            Query::Contains { board } => Reply::Contains(ContainsReply {
-                contains: belief.contains(&board),
-            }),
+            Query::Contains { board, history } => {
+                let active = belief.contains(&board);
+                Reply::Contains(ContainsReply {
+                    contains: active,
+                    recoverable: history.map(|h| active || belief.stash_holds(&h)),
+                })
+            }
             Query::Boards { limit } => {
                 let turn = belief.side_to_move();
                 let fens = belief

@@ -400,6 +400,22 @@ impl<'s> Belief<'s> {
         self.hypotheses().contains(&h) || self.stashed().contains(&h)
     }
 
+    /// Whether the truth waits in the stash: some stash segment holds the
+    /// opponent's half of `history[t]`, where `t` is the segment's time and
+    /// `history[t]` the true position before the `t`-th logged observation
+    /// (those stashed boards have absorbed the observations before it, and a
+    /// recovery would replay them through the rest). Segments of times past
+    /// the end of `history` are not looked at.
+    pub fn stash_holds(&self, history: &[Board]) -> bool {
+        let them = self.own.color.flip();
+        self.segments[..self.nseg].iter().any(|s| {
+            history.get(s.time as usize).is_some_and(|then| {
+                let h = Hypothesis::from_board(then, them);
+                self.slots[s.start + s.taken..s.start + s.len].contains(&h)
+            })
+        })
+    }
+
     // ---- updates ---------------------------------------------------------
 
     /// The opponent moved; `capture` is where it took one of our pieces.

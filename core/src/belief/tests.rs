@@ -490,10 +490,9 @@ impl Check for TruthKept {
         let active = belief.hypotheses().contains(&key(truth, us));
         // Otherwise an ancestor of the truth must wait in a stash segment,
         // as it was at the segment's time.
-        let stashed = belief.segments[..belief.nseg].iter().any(|s| {
-            let then = history.get(s.time as usize).unwrap_or(truth);
-            belief.slots[s.start..s.start + s.len].contains(&key(then, us))
-        });
+        let mut then = history.to_vec();
+        then.push(*truth);
+        let stashed = belief.stash_holds(&then);
         assert!(
             active || stashed || belief.stats().dropped > 0,
             "true board lost after {what} without any drop: {truth}"
