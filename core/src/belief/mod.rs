@@ -922,6 +922,29 @@ impl<'s> Belief<'s> {
         let n = self.len;
         // Parents move to the top of the free region; children grow from 0.
         let base = self.stash_start - n;
+        let may_overflow = n.saturating_mul(MAX_CHILDREN) > self.max_active;
+        let likely = n.saturating_mul(64) > self.max_active;
+        let lazy = n >= self.lazy_min;
+        // A large set that will likely overflow draws the sample it would
+        // stash while it moves (see `presample`).
+        let stash_room = self.stash_start.saturating_sub(self.max_active);
+        let sampled = n.min(stash_room);
+        if may_overflow
+            && likely
+            && lazy
+            && !self.wide
+            && sampled > 0
+            && sampled <= base
+            && base >= MAX_CHILDREN
+            && self.max_active >= MAX_CHILDREN
+            && self.may_stash()
+        {
+            self.presample(n, base, sampled);
+            let (w, children) = self
+                .expand_pass(&cx, base, n, time, true, false, sampled)
+                .expect("a pass that may overflow always finishes");
+            return self.finish_expansion(w, children, base, n);
+        }
         self.slots.copy_within(0..n, base);
         // An expansion that may overflow takes its parents in a uniformly
         // random order, or the parents expanded and those stashed would be
@@ -934,12 +957,10 @@ impl<'s> Belief<'s> {
         // pass is thrown away and the parents are shuffled. (A recovery's
         // replays, whose room is set otherwise, shuffle whenever a set may
         // overflow.)
-        let may_overflow = n.saturating_mul(MAX_CHILDREN) > self.max_active;
-        let likely = n.saturating_mul(64) > self.max_active;
         let done = if !likely && !self.wide {
-            self.expand_pass(&cx, base, n, time, false, true)
+            self.expand_pass(&cx, base, n, time, false, true, 0)
         } else if !may_overflow {
-            self.expand_pass(&cx, base, n, time, false, false)
+            self.expand_pass(&cx, base, n, time, false, false, 0)
         } else {
             None
         };
@@ -952,14 +973,54 @@ impl<'s> Belief<'s> {
                 // few thousand parents, as wide expansions of large beliefs
                 // do, then does not pay a cache miss for each of the hundreds
                 // of thousands it stashes.
-                let lazy = n >= self.lazy_min;
                 if !lazy {
                     shuffle(&mut self.slots[base..base + n], &mut self.rng);
                 }
-                self.expand_pass(&cx, base, n, time, lazy, false)
+                self.expand_pass(&cx, base, n, time, lazy, false, 0)
                     .expect("a pass that may overflow always finishes")
             }
         };
+        self.finish_expansion(w, children, base, n)
+    }
+
+    /// Moves the parents at `slots[0..n]` to `slots[base..base + n]`, a
+    /// uniform sample of `sampled` of them on top and the rest below, in one
+    /// pass (selection sampling from the top down: each is taken with
+    /// probability still needed / still left).
+    ///
+    /// A large expansion that overflows expands a few of its parents, in
+    /// random order, and stashes a uniform sample of the rest. Drawing that
+    /// sample first and expanding from the others is the same in
+    /// distribution (the parents expanded are still drawn without
+    /// replacement from all of them: once the others run out, the sample is
+    /// drawn from in turn), and each parent is moved once instead of twice
+    /// (up out of the children's way, then into the stash).
+    ///
+    /// Needs `sampled <= base`: a write never reaches a parent not yet read.
+    fn presample(&mut self, n: usize, base: usize, sampled: usize) {
+        debug_assert!(sampled <= base && sampled <= n);
+        let (mut need, mut top, mut low) = (sampled, base + n, base + n - sampled);
+        for r in (0..n).rev() {
+            // Without a branch on the draw, which no predictor can learn.
+            let take = (self.rng.below(r as u64 + 1) as usize) < need;
+            let at = if take { top - 1 } else { low - 1 };
+            self.slots[at] = self.slots[r];
+            top -= usize::from(take);
+            low -= usize::from(!take);
+            need -= usize::from(take);
+        }
+        debug_assert!(need == 0 && top == base + n - sampled && low == base);
+    }
+
+    /// The end of [`Belief::expand`]: `w` children were kept from the
+    /// parents at `slots[base..base + n]`.
+    fn finish_expansion(
+        &mut self,
+        w: usize,
+        children: u64,
+        base: usize,
+        n: usize,
+    ) -> Result<(), Empty> {
         self.stats.children += children;
         if w == 0 {
             // Nothing possible: put the parents back where they were.
@@ -979,7 +1040,10 @@ impl<'s> Belief<'s> {
     /// returns the end of the children and how many were made. With `lazy`
     /// the parents are shuffled as they are taken. With `trial` the
     /// children must all fit below the parents, or nothing is kept and
-    /// `None` comes back (the parents are untouched).
+    /// `None` comes back (the parents are untouched). The last `sampled`
+    /// parents are a sample drawn for the stash ([`Belief::presample`]),
+    /// taken only once the others are all expanded.
+    #[allow(clippy::too_many_arguments)]
     fn expand_pass(
         &mut self,
         cx: &expand::Context,
@@ -988,8 +1052,9 @@ impl<'s> Belief<'s> {
         time: u32,
         lazy: bool,
         trial: bool,
+        sampled: usize,
     ) -> Option<(usize, u64)> {
-        let mut partners = Partners::new();
+        let mut partners = Partners::new(n - sampled);
         if !self.wide {
             self.table.clear();
         }
@@ -1051,6 +1116,7 @@ impl<'s> Belief<'s> {
             let mut stash_from_here = false;
             if w + k > room {
                 if w == 0 {
+                    debug_assert_eq!(sampled, 0, "a presampled pass has room for a parent");
                     // Not even one parent's children fit: keep a uniform
                     // sample of them, and stash this parent with the rest so
                     // that the children left out can be regenerated. The
@@ -1069,7 +1135,15 @@ impl<'s> Belief<'s> {
                     }
                 } else {
                     self.stats.overflows += 1;
-                    self.stash_parents(base + i, n - i, time, !lazy);
+                    let unsampled = n - sampled;
+                    if sampled > 0 && i < unsampled {
+                        // The sample drawn for the stash waits on top; the
+                        // other parents not expanded are the ones dropped.
+                        self.stats.dropped += (unsampled - i) as u64;
+                        self.stash_parents(base + unsampled, sampled, time, true);
+                    } else {
+                        self.stash_parents(base + i, n - i, time, !lazy || sampled > 0);
+                    }
                     break;
                 }
             }
@@ -1719,13 +1793,18 @@ const PARTNERS_AHEAD: usize = 16;
 struct Partners {
     js: [usize; PARTNERS_AHEAD],
     drawn: usize,
+    split: usize,
 }
 
 impl Partners {
-    fn new() -> Partners {
+    /// Partners for a shuffle whose first `split` places take partners from
+    /// below `split` only, and the rest from what is left above them (see
+    /// [`Belief::presample`]); `split` = n makes a plain shuffle.
+    fn new(split: usize) -> Partners {
         Partners {
             js: [0; PARTNERS_AHEAD],
             drawn: 0,
+            split,
         }
     }
 
@@ -1741,7 +1820,8 @@ impl Partners {
     ) -> usize {
         while self.drawn < n && self.drawn < i + PARTNERS_AHEAD {
             let t = self.drawn;
-            let j = base + t + rng.below((n - t) as u64) as usize;
+            let end = if t < self.split { self.split } else { n };
+            let j = base + t + rng.below((end - t) as u64) as usize;
             prefetch(slots, j);
             self.js[t % PARTNERS_AHEAD] = j;
             self.drawn += 1;

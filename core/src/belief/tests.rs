@@ -1099,6 +1099,27 @@ fn a_lazily_shuffled_overflow_stashes_a_uniform_sample_of_parents() {
     overflow_stashes_a_uniform_sample(true);
 }
 
+/// Large enough for the stash's sample to be drawn as the parents move
+/// (`Belief::presample`): the parents expanded come from the other half,
+/// and the rest of it is dropped.
+#[test]
+fn a_presampled_overflow_stashes_a_uniform_sample_of_parents() {
+    let parents: Vec<Hypothesis> = (16..48u8)
+        .map(|i| {
+            let mut board = Board::start();
+            let queen = board.remove_piece(Square::D8);
+            board.set_piece(Square::index_const(i as usize), queen);
+            Hypothesis::from_board(&board, Color::Black)
+        })
+        .collect();
+    for (i, &n) in stash_counts(&parents, 300, 16, true).iter().enumerate() {
+        assert!(
+            (420..=580).contains(&n),
+            "parent {i} stashed {n} times of 1000"
+        );
+    }
+}
+
 fn overflow_stashes_a_uniform_sample(lazy: bool) {
     let parents: Vec<Hypothesis> = (16..48u8)
         .map(|i| {
@@ -1211,7 +1232,7 @@ fn lazy_partners_are_a_plain_forward_shuffle() {
             let slots = std::vec![Hypothesis::EMPTY; n + 5];
             let mut ra = crate::rng::Rng::new(seed);
             let mut rb = crate::rng::Rng::new(seed);
-            let mut p = super::Partners::new();
+            let mut p = super::Partners::new(n);
             for i in 0..n {
                 let j = p.next(i, 5, n, &slots, &mut ra);
                 assert_eq!(j, 5 + i + rb.below((n - i) as u64) as usize, "n {n} i {i}");
