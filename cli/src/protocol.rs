@@ -424,15 +424,15 @@ fn parse_query(name: &str, obj: Map<String, Value>) -> Result<Query, String> {
         "count" => Query::Count,
         "contains" => {
             let w: ContainsWire = wire(obj)?;
-            let history = match w.history {
-                Some(fens) => Some(
+            let history = w
+                .history
+                .map(|fens| {
                     fens.iter()
                         .enumerate()
                         .map(|(i, f)| board(f, &format!("history[{i}]")))
-                        .collect::<Result<Vec<_>, _>>()?,
-                ),
-                None => None,
-            };
+                        .collect::<Result<Vec<_>, _>>()
+                })
+                .transpose()?;
             Query::Contains {
                 board: board(&w.fen, "fen")?,
                 history,

@@ -470,6 +470,3 @@ impl Board {
         Color::ALL.into_iter().find(|&c| self.king(c).is_none())
     }
 }
-
-#[cfg(test)]
-mod tests;

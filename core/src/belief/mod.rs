@@ -1142,7 +1142,7 @@ impl<'s> Belief<'s> {
                         self.stats.dropped += (unsampled - i) as u64;
                         self.stash_parents(base + unsampled, sampled, time, true);
                     } else {
-                        self.stash_parents(base + i, n - i, time, !lazy || sampled > 0);
+                        self.stash_parents(base + i, n - i, time, !lazy);
                     }
                     break;
                 }

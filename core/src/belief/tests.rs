@@ -1104,23 +1104,16 @@ fn a_lazily_shuffled_overflow_stashes_a_uniform_sample_of_parents() {
 /// and the rest of it is dropped.
 #[test]
 fn a_presampled_overflow_stashes_a_uniform_sample_of_parents() {
-    let parents: Vec<Hypothesis> = (16..48u8)
-        .map(|i| {
-            let mut board = Board::start();
-            let queen = board.remove_piece(Square::D8);
-            board.set_piece(Square::index_const(i as usize), queen);
-            Hypothesis::from_board(&board, Color::Black)
-        })
-        .collect();
-    for (i, &n) in stash_counts(&parents, 300, 16, true).iter().enumerate() {
-        assert!(
-            (420..=580).contains(&n),
-            "parent {i} stashed {n} times of 1000"
-        );
-    }
+    overflow_stashes_a_uniform_sample_with(300, true);
 }
 
 fn overflow_stashes_a_uniform_sample(lazy: bool) {
+    overflow_stashes_a_uniform_sample_with(64, lazy);
+}
+
+/// 32 parents, an active capacity of `active` and a stash of 16: each
+/// parent must be stashed about half the time.
+fn overflow_stashes_a_uniform_sample_with(active: usize, lazy: bool) {
     let parents: Vec<Hypothesis> = (16..48u8)
         .map(|i| {
             let mut board = Board::start();
@@ -1129,7 +1122,7 @@ fn overflow_stashes_a_uniform_sample(lazy: bool) {
             Hypothesis::from_board(&board, Color::Black)
         })
         .collect();
-    for (i, &n) in stash_counts(&parents, 64, 16, lazy).iter().enumerate() {
+    for (i, &n) in stash_counts(&parents, active, 16, lazy).iter().enumerate() {
         assert!(
             (420..=580).contains(&n),
             "parent {i} stashed {n} times of 1000"
@@ -1236,6 +1229,18 @@ fn lazy_partners_are_a_plain_forward_shuffle() {
             for i in 0..n {
                 let j = p.next(i, 5, n, &slots, &mut ra);
                 assert_eq!(j, 5 + i + rb.below((n - i) as u64) as usize, "n {n} i {i}");
+            }
+            // Split: the first places draw from below the split only.
+            let split = n / 3;
+            let mut p = super::Partners::new(split);
+            for i in 0..n {
+                let j = p.next(i, 5, n, &slots, &mut ra);
+                let end = if i < split { split } else { n };
+                assert_eq!(
+                    j,
+                    5 + i + rb.below((end - i) as u64) as usize,
+                    "n {n} split {split} i {i}"
+                );
             }
         }
     }

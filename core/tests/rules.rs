@@ -2,9 +2,10 @@
 //! python-chess (square-by-square, no bitboard tricks), on every position
 //! that random games visit.
 
-use super::*;
-use crate::piece::Piece;
-use crate::rng::Rng;
+use rbc_core::Piece;
+use rbc_core::rng::Rng;
+use rbc_core::rules::*;
+use rbc_core::{Board, Castling, Color, File, PieceKind, Rank, Square};
 
 const KNIGHT: [(i8, i8); 8] = [
     (1, 2),
@@ -23,7 +24,7 @@ fn forward(c: Color) -> i8 {
 
 /// python-chess `is_pseudo_legal`, castling excluded (reconchess checks it separately).
 fn is_pseudo_legal_slow(b: &Board, mv: Move) -> bool {
-    let us = b.turn;
+    let us = b.turn();
     let Some(piece) = b.piece_at(mv.from) else {
         return false;
     };
@@ -64,7 +65,7 @@ fn is_pseudo_legal_slow(b: &Board, mv: Move) -> bool {
                 b.piece_at(mv.to).is_none() && path_clear((0, fw), 2)
             } else if df.abs() == 1 && dr == fw {
                 b.color_at(mv.to) == Some(us.flip())
-                    || (b.ep == Some(mv.to)
+                    || (b.ep_square() == Some(mv.to)
                         && b.piece_at(mv.to).is_none()
                         && mv.from.rank() == Rank::Fifth.relative_to(us))
             } else {
@@ -91,7 +92,7 @@ fn is_pseudo_legal_slow(b: &Board, mv: Move) -> bool {
 fn without_opponent(b: &Board) -> Board {
     let mut c = *b;
     for sq in Square::ALL {
-        if c.color_at(sq) == Some(b.turn.flip()) {
+        if c.color_at(sq) == Some(b.turn().flip()) {
             c.remove_piece(sq);
         }
     }
@@ -99,10 +100,10 @@ fn without_opponent(b: &Board) -> Board {
 }
 
 /// reconchess `move_actions`, as a sorted, deduplicated list.
-fn move_actions_slow(b: &Board) -> std::vec::Vec<Move> {
-    let mut out = std::vec::Vec::new();
+fn move_actions_slow(b: &Board) -> Vec<Move> {
+    let mut out = Vec::new();
     let bare = without_opponent(b);
-    let us = b.turn;
+    let us = b.turn();
     for from in Square::ALL {
         for to in Square::ALL {
             if from == to {
@@ -124,7 +125,7 @@ fn move_actions_slow(b: &Board) -> std::vec::Vec<Move> {
     }
     // Castling on the bare board: right held, squares between king and rook empty.
     for king_side in [true, false] {
-        if b.castling.has(us, king_side) {
+        if b.castling().has(us, king_side) {
             let king = Castling::king_square(us);
             let rook = Castling::rook_square(us, king_side);
             let step = if king_side { 1 } else { -1 };
@@ -167,7 +168,7 @@ fn move_actions_slow(b: &Board) -> std::vec::Vec<Move> {
 
 /// reconchess `revise_move`, literally.
 fn revise_slow(b: &Board, mv: Move) -> Option<Move> {
-    let us = b.turn;
+    let us = b.turn();
     let king_home = Castling::king_square(us);
     let is_castle = b.piece_at(mv.from) == Some(Piece::new(PieceKind::King, us))
         && mv.from == king_home
@@ -175,7 +176,7 @@ fn revise_slow(b: &Board, mv: Move) -> Option<Move> {
         && mv.to.rank() == mv.from.rank();
     if is_castle {
         let king_side = mv.to.file() == File::G;
-        if !b.castling.has(us, king_side) {
+        if !b.castling().has(us, king_side) {
             return None;
         }
         let rook = Castling::rook_square(us, king_side);
@@ -204,7 +205,7 @@ fn revise_slow(b: &Board, mv: Move) -> Option<Move> {
         );
         let on_line = df == 0 || dr == 0 || df.abs() == dr.abs();
         let n = df.abs().max(dr.abs());
-        let mut candidates = std::vec![mv.to];
+        let mut candidates = vec![mv.to];
         if on_line {
             for i in (1..n).rev() {
                 candidates.push(mv.from.offset(df.signum() * i, dr.signum() * i).unwrap());
@@ -222,20 +223,20 @@ fn revise_slow(b: &Board, mv: Move) -> Option<Move> {
 
 fn capture_square_slow(b: &Board, taken: Option<Move>) -> Option<Square> {
     let mv = taken?;
-    if b.color_at(mv.to) == Some(b.turn.flip()) {
+    if b.color_at(mv.to) == Some(b.turn().flip()) {
         return Some(mv.to);
     }
     let pawn = b.piece_at(mv.from).map(|p| p.kind) == Some(PieceKind::Pawn);
     let diag =
         (mv.to as i32 - mv.from as i32).abs() == 7 || (mv.to as i32 - mv.from as i32).abs() == 9;
-    if b.ep == Some(mv.to) && pawn && diag && b.piece_at(mv.to).is_none() {
-        return mv.to.offset(0, -forward(b.turn));
+    if b.ep_square() == Some(mv.to) && pawn && diag && b.piece_at(mv.to).is_none() {
+        return mv.to.offset(0, -forward(b.turn()));
     }
     None
 }
 
-fn fast_actions(b: &Board) -> std::vec::Vec<Move> {
-    let mut v = std::vec::Vec::new();
+fn fast_actions(b: &Board) -> Vec<Move> {
+    let mut v = Vec::new();
     move_actions(b, |m| {
         v.push(m);
         false
@@ -248,7 +249,7 @@ fn fast_actions(b: &Board) -> std::vec::Vec<Move> {
 }
 
 /// Checks every request on `b` against the slow reference; returns the actions.
-fn check_position(b: &Board) -> std::vec::Vec<Move> {
+fn check_position(b: &Board) -> Vec<Move> {
     b.debug_check();
     let actions = fast_actions(b);
     assert_eq!(actions, move_actions_slow(b), "move_actions differ on {b}");
@@ -425,7 +426,7 @@ fn capturing_a_king_on_its_home_square_voids_its_rights() {
         let mut b: Board = fen.parse().unwrap();
         let r = arbitrate(&b, Some(mv.parse().unwrap())).unwrap();
         b.play(r.taken);
-        assert_eq!(std::format!("{b}"), after);
+        assert_eq!(format!("{b}"), after);
         b.debug_check();
     }
 }
