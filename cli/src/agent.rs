@@ -4,7 +4,7 @@
 use crate::clock::Clock;
 use crate::scorer::{Scorer, ScorerKind};
 use anyhow::{Result, bail};
-use rbc_core::belief::{Belief, Hypothesis, LogEntry, Stats, Storage, UpdateError};
+use rbc_core::belief::{Belief, Hypothesis, LogEntry, MAX_SLOTS, Stats, Storage, UpdateError};
 use rbc_core::rng::Rng;
 use rbc_core::rules::{self, Move};
 use rbc_core::sense::{self, Chooser};
@@ -36,9 +36,14 @@ impl Sizing {
     /// The default: one million active hypotheses.
     pub const DEFAULT_CAPACITY: usize = 1_000_000;
 
-    /// Sizing for `capacity` active hypotheses, with a stash half as large.
+    /// The most active hypotheses: with their stash, the belief indexes at
+    /// most [`MAX_SLOTS`] slots.
+    pub const MAX_CAPACITY: usize = (MAX_SLOTS as f64 / (1.0 + STASH_RATIO)) as usize;
+
+    /// Sizing for `capacity` active hypotheses (at most
+    /// [`Sizing::MAX_CAPACITY`]), with a stash half as large.
     pub fn with_capacity(capacity: usize) -> Sizing {
-        let capacity = capacity.max(1);
+        let capacity = capacity.clamp(1, Self::MAX_CAPACITY);
         Sizing {
             capacity,
             stash: (capacity as f64 * STASH_RATIO) as usize,
@@ -70,15 +75,16 @@ impl Sizing {
         Ok(Sizing::with_capacity(lo))
     }
 
-    /// Table entries for the deduplication index.
+    /// Table entries for the deduplication index: four per active slot, so
+    /// that it is at most a quarter full.
     pub fn table_len(&self) -> usize {
-        (2 * self.capacity).next_power_of_two()
+        (4 * self.capacity).next_power_of_two()
     }
 
     /// Bytes of belief storage (slots, table, log, sense scratch).
     pub fn storage_bytes(&self) -> usize {
         (self.capacity + self.stash) * std::mem::size_of::<Hypothesis>()
-            + self.table_len() * 8
+            + self.table_len() * 4
             + self.log * std::mem::size_of::<LogEntry>()
             + sense::scratch_len(self.sense_sample) * 8
     }
@@ -179,8 +185,8 @@ impl Agent {
         let slots: &'static mut [Hypothesis] = Box::leak(
             crate::hugepages::filled(s.capacity + s.stash, Hypothesis::EMPTY).into_boxed_slice(),
         );
-        let table: &'static mut [u64] =
-            Box::leak(crate::hugepages::filled(s.table_len(), 0u64).into_boxed_slice());
+        let table: &'static mut [u32] =
+            Box::leak(crate::hugepages::filled(s.table_len(), 0u32).into_boxed_slice());
         let log: &'static mut [LogEntry] =
             Box::leak(vec![LogEntry::EMPTY; s.log].into_boxed_slice());
         let sense: &'static mut [u64] =

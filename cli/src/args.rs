@@ -6,15 +6,15 @@
 use crate::agent::{Sizing, parse_size};
 use crate::profile::ProfileFile;
 use crate::scorer::{self, EngineArg, ScorerKind};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use rbc_core::Color;
 use std::path::PathBuf;
 
 /// `--capacity N | --memory SIZE`: how large the belief may grow.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct MemoryArgs {
-    /// Active boards the belief may hold; the stash for recovery adds half
-    /// as many [default: 1000000].
+    /// Active boards the belief may hold, at most 11184810; the stash for
+    /// recovery adds half as many [default: 1000000].
     #[arg(long, value_name = "N", conflicts_with = "memory", value_parser = clap::value_parser!(u64).range(1..))]
     pub capacity: Option<u64>,
     /// Size the belief to a memory budget instead, e.g. 32MiB or 2GiB (all of
@@ -37,15 +37,21 @@ impl MemoryArgs {
     /// neither is given.
     ///
     /// # Errors
-    /// A malformed or too small `--memory`.
+    /// A malformed or too small `--memory`, or a `--capacity` above
+    /// [`Sizing::MAX_CAPACITY`]. A larger `--memory` is capped there.
     pub fn sizing_or(&self, default_capacity: usize) -> Result<Sizing> {
         Ok(match (&self.memory, self.capacity) {
             (Some(mem), _) => {
                 Sizing::with_memory(parse_size(mem).context("--memory")?).context("--memory")?
             }
-            (None, Some(n)) => {
-                Sizing::with_capacity(usize::try_from(n).context("--capacity is too large")?)
-            }
+            (None, Some(n)) => match usize::try_from(n) {
+                Ok(n) if n <= Sizing::MAX_CAPACITY => Sizing::with_capacity(n),
+                _ => bail!(
+                    "--capacity {n} is more than a belief can index: at most {} (with its stash, {} slots)",
+                    Sizing::MAX_CAPACITY,
+                    rbc_core::belief::MAX_SLOTS
+                ),
+            },
             (None, None) => Sizing::with_capacity(default_capacity),
         })
     }
@@ -157,6 +163,19 @@ mod tests {
             "{err:#}"
         );
         assert!(args(None, Some("1MiB")).sizing().is_err());
+        let max = Sizing::MAX_CAPACITY as u64;
+        assert_eq!(
+            args(Some(max), None).sizing().unwrap().capacity,
+            Sizing::MAX_CAPACITY
+        );
+        let err = args(Some(max + 1), None).sizing().unwrap_err();
+        assert!(
+            format!("{err}").contains("more than a belief can index"),
+            "{err}"
+        );
+        let huge = args(None, Some("64GiB")).sizing().unwrap();
+        assert_eq!(huge.capacity, Sizing::MAX_CAPACITY);
+        assert!(huge.capacity + huge.stash <= rbc_core::belief::MAX_SLOTS);
     }
 
     #[test]

@@ -15,7 +15,7 @@ fn panic(_info: &PanicInfo) -> ! {
 
 fn run() -> i32 {
     let mut slots = [Hypothesis::EMPTY; 256];
-    let mut table = [0u64; 512];
+    let mut table = [0u32; 512];
     let mut log = [LogEntry::EMPTY; 16];
     let storage = Storage { hypotheses: &mut slots, table: &mut table, log: &mut log };
     let board = Board::start();

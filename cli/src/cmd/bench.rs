@@ -67,7 +67,7 @@ fn peak_rss() -> Option<u64> {
 /// Storage sized like a game's.
 struct Memory {
     slots: Vec<Hypothesis>,
-    table: Vec<u64>,
+    table: Vec<u32>,
     log: Vec<LogEntry>,
     capacity: usize,
 }
@@ -327,7 +327,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "-",
         "pool bytes",
         ((sizing.capacity + sizing.stash) * std::mem::size_of::<Hypothesis>()
-            + sizing.table_len() * 8) as f64,
+            + sizing.table_len() * 4) as f64,
         "B",
         format!(
             "slots {} + dedup table {}",

@@ -112,7 +112,7 @@ impl Reference {
 
 struct Mem {
     slots: Vec<Hypothesis>,
-    table: Vec<u64>,
+    table: Vec<u32>,
     log: Vec<LogEntry>,
 }
 
