@@ -486,10 +486,12 @@ impl<'s> Belief<'s> {
             let mut k = 0;
             expand::children(&parent, &quiet, |c| {
                 buf[k] = c;
+                hashes[k] = c.hash64();
                 k += 1;
             });
             expand::children(&parent, &captures, |c| {
                 buf[k] = c;
+                hashes[k] = c.hash64();
                 k += 1;
             });
             children += k as u64;
@@ -498,7 +500,7 @@ impl<'s> Belief<'s> {
                 // sampling, which the report's own expansion does properly.
                 return false;
             }
-            w = self.insert_batch(&buf[..k], &mut hashes, w);
+            w = self.insert_hashed(&buf[..k], &hashes[..k], w);
         }
         self.stats.children += children;
         self.ahead = Some(w - base);
@@ -711,12 +713,15 @@ impl<'s> Belief<'s> {
     /// Such a move changes no opponent piece; it only drops en-passant
     /// marks. Hypotheses were distinct before, so two can become equal only
     /// if one of them had a mark, and then both end up equal to a marked
-    /// hypothesis with its mark dropped. A first pass puts those results
-    /// into a bit filter (in free slots, 64 KiB); the second pass
-    /// sends through the table only the results the filter may contain,
-    /// typically a few percent, and keeps the rest as they are. Which
-    /// hypotheses are kept, and their order, are exactly those of a full
-    /// deduplication: a result outside the filter equals no other.
+    /// hypothesis with its mark dropped. A first pass collects those
+    /// results, each once, in free slots, indexes them in a part of the
+    /// table sized for them (a few MB at most, so it stays in cache), and
+    /// puts them in a bit filter (64 KiB). The second pass looks up only
+    /// the results the filter may contain, typically a few percent, and
+    /// keeps each of the collected results the first time it comes, and
+    /// everything else as it is. Which hypotheses are kept, and their
+    /// order, are exactly those of a full deduplication: a result outside
+    /// the collected ones equals no other.
     fn retain_merging_marks(&mut self, our: &OurMove) -> Option<Result<(), Empty>> {
         const WORDS: usize = FILTER_BITS / 64;
         const SLOTS: usize = WORDS.div_ceil(3);
@@ -726,7 +731,7 @@ impl<'s> Belief<'s> {
             return None;
         }
         let (low, high) = self.slots.split_at_mut(filter_at);
-        let filter = &mut high[..SLOTS];
+        let (filter, scratch) = high.split_at_mut(SLOTS);
         filter.fill(Hypothesis::EMPTY);
         // The filter's own hash: one multiply, where the table's takes five
         // (only what hits the filter is hashed for the table).
@@ -740,26 +745,51 @@ impl<'s> Belief<'s> {
         // A result that equals a marked hypothesis with its mark dropped
         // has a plain pawn where that mark was: most fail this first test.
         let plain_pawns = |h: &Hypothesis| h.planes[0] & !h.planes[1] & !h.planes[2];
+        // The first pass: the marked hypotheses' results go to
+        // `scratch[..marked]`, and then into the table, sized for them
+        // alone. Equal results are indexed once, at the first of them.
+        let room = scratch.len().min(FILTER_BITS / 4);
         let mut marked = 0;
         let mut mark_squares = 0u64;
         for h in &low[..len] {
             if h.has_ep() && our.test(h) {
+                if marked == room {
+                    // No room to hold them, or too many marks for the
+                    // filter to single out a few.
+                    return None;
+                }
                 let r = our.apply(h);
+                scratch[marked] = r;
+                marked += 1;
                 let (s, p, m) = bit(&r);
                 filter[s].planes[p] |= m;
                 mark_squares |= h.specials().0 & !hyp::CORNERS;
-                marked += 1;
             }
         }
         if marked == 0 {
             return Some(self.retain(|h| our.test(h).then(|| our.apply(h)), false));
         }
-        if marked > FILTER_BITS / 4 {
-            // Too many marks for the filter to single out a few.
-            return None;
+        self.table.clear_for(marked);
+        const AHEAD: usize = 16;
+        for r in &scratch[..marked.min(AHEAD)] {
+            self.table.prefetch(r.hash64());
         }
+        for j in 0..marked {
+            if let Some(r) = scratch.get(j + AHEAD) {
+                self.table.prefetch(r.hash64());
+            }
+            let r = scratch[j];
+            self.table.insert(&r, j, scratch);
+        }
+        // Which results of marked hypotheses the second pass has kept once:
+        // bits after them in the scratch slots.
+        let (results, rest) = scratch.split_at_mut(marked);
+        let taken = &mut rest[..marked.div_ceil(64 * 3)];
+        taken.fill(Hypothesis::EMPTY);
+        // The second pass: a result is kept unless it is one of those and
+        // an earlier hypothesis already gave it. Only results that pass the
+        // mark-square test and hit the filter are looked up.
         const BATCH: usize = 64;
-        self.table.clear();
         let mut buf = [Hypothesis::EMPTY; BATCH];
         let mut hashes = [0u64; BATCH];
         let (mut i, mut w) = (0, 0);
@@ -783,13 +813,19 @@ impl<'s> Belief<'s> {
                 buf[k] = r;
                 k += 1;
             }
-            for (t, &h) in hashes[..k].iter().enumerate() {
-                if maybe >> t & 1 != 0 {
-                    self.table.prefetch_match(h, low);
-                }
-            }
             for t in 0..k {
-                if maybe >> t & 1 == 0 || self.table.insert_hashed(&buf[t], hashes[t], w, low) {
+                let keep = maybe >> t & 1 == 0
+                    || match self.table.find(&buf[t], hashes[t], results) {
+                        None => true,
+                        Some(j) => {
+                            let (word, bit) = (j / 64, 1u64 << (j % 64));
+                            let plane = &mut taken[word / 3].planes[word % 3];
+                            let first = *plane & bit == 0;
+                            *plane |= bit;
+                            first
+                        }
+                    };
+                if keep {
                     low[w] = buf[t];
                     w += 1;
                 }
@@ -1099,7 +1135,7 @@ impl<'s> Belief<'s> {
                     w = pending.flush(self, w);
                 }
                 let start = pending.len;
-                k = pending.generate(&parent, cx, &self.table);
+                k = pending.generate(&parent, cx);
                 children += k as u64;
                 if trial && w + pending.len > room {
                     return None;
@@ -1110,10 +1146,11 @@ impl<'s> Belief<'s> {
                 // They do not fit with the queue: insert the queue, then
                 // see whether they fit alone.
                 buf[..k].copy_from_slice(&pending.hyps[start..start + k]);
+                hashes[..k].copy_from_slice(&pending.hashes[start..start + k]);
                 pending.len = start;
                 w = pending.flush(self, w);
                 if w + k <= room {
-                    pending.push(&buf[..k], &self.table);
+                    pending.push(&buf[..k], &hashes[..k]);
                     continue;
                 }
             }
@@ -1177,21 +1214,35 @@ impl<'s> Belief<'s> {
     fn insert_batch(&mut self, batch: &[Hypothesis], hashes: &mut [u64], w: usize) -> usize {
         for (h, c) in hashes.iter_mut().zip(batch) {
             *h = c.hash64();
-            self.table.prefetch(*h);
         }
         self.insert_hashed(batch, &hashes[..batch.len()], w)
     }
 
     /// Appends the hypotheses in `batch` (hashed in `hashes`) that are new
-    /// to the table at `slots[w..]`, in order; returns the new end. The
-    /// caller has prefetched their table entries; the slots those point to
-    /// are prefetched here, all before the first insert, so that the cache
-    /// misses overlap instead of stalling one insert at a time.
+    /// to the table at `slots[w..]`, in order; returns the new end.
+    ///
+    /// Nearly every insert misses the cache, once for its table entry and,
+    /// if that holds a matching fingerprint, once more for the slot it
+    /// points to. Software pipelining keeps the misses overlapping: the
+    /// entry of the hypothesis [`INSERT_AHEAD`] places ahead is prefetched,
+    /// and the slot matching the entry of the one [`MATCH_AHEAD`] ahead
+    /// (which has arrived by then).
     fn insert_hashed(&mut self, batch: &[Hypothesis], hashes: &[u64], mut w: usize) -> usize {
-        for &h in hashes {
+        const AHEAD: usize = INSERT_AHEAD;
+        let n = batch.len();
+        for &h in &hashes[..n.min(AHEAD)] {
+            self.table.prefetch(h);
+        }
+        for &h in &hashes[..n.min(MATCH_AHEAD)] {
             self.table.prefetch_match(h, self.slots);
         }
-        for (c, &hash) in batch.iter().zip(hashes) {
+        for (k, (c, &hash)) in batch.iter().zip(hashes).enumerate() {
+            if let Some(&h) = hashes.get(k + AHEAD) {
+                self.table.prefetch(h);
+            }
+            if let Some(&h) = hashes.get(k + MATCH_AHEAD) {
+                self.table.prefetch_match(h, self.slots);
+            }
             if self.table.insert_hashed(c, hash, w, self.slots) {
                 self.slots[w] = *c;
                 w += 1;
@@ -1686,15 +1737,22 @@ impl<'s> Belief<'s> {
 }
 
 /// Children an expansion collects before inserting them (see [`Pending`]).
-const PENDING: usize = 64;
+const PENDING: usize = 1024;
+
+/// How far ahead [`Belief::insert_hashed`] prefetches table entries, and
+/// the slots their fingerprints match. On the reference machine 16-64 and
+/// 8-32 all measured within noise of each other.
+const INSERT_AHEAD: usize = 32;
+const MATCH_AHEAD: usize = 16;
 
 /// Children of several parents waiting to be inserted, with their hashes.
 ///
-/// A parent often has only one or two children that survive the capture
-/// mask, and generating them takes more instructions than the processor can
-/// look ahead over, so a table miss per parent would stall it every time.
-/// Collected over several parents, the children's table entries are loaded
-/// in one tight loop, where the misses overlap, and then inserted.
+/// Making children is work for the processor and inserting them is work for
+/// the memory system (nearly every insert misses the cache). Done child by
+/// child, with each table entry prefetched as its child was made, the
+/// prefetches filled the miss buffers and stalled the making; a thousand
+/// children are now made first, then inserted in one loop that keeps a
+/// steady number of misses in flight ([`Belief::insert_hashed`]).
 struct Pending {
     hyps: [Hypothesis; PENDING + MAX_CHILDREN],
     hashes: [u64; PENDING + MAX_CHILDREN],
@@ -1710,38 +1768,29 @@ impl Pending {
         }
     }
 
-    /// Queues the children of `parent`, prefetching the table entries they
-    /// will need; returns how many. At most [`PENDING`] may be queued before.
-    /// Each prefetch goes out as its child is made: spread over the work of
-    /// generating, they keep the memory system busy without the burst that
-    /// filled its miss buffers when a parent's children were hashed after
-    /// all of them were made.
+    /// Queues the children of `parent` with their hashes; returns how
+    /// many. At most [`PENDING`] may be queued before.
     #[inline]
-    fn generate(&mut self, parent: &Hypothesis, cx: &expand::Context, table: &Table<'_>) -> usize {
+    fn generate(&mut self, parent: &Hypothesis, cx: &expand::Context) -> usize {
         let start = self.len;
         let mut len = start;
         let (hyps, hashes) = (&mut self.hyps, &mut self.hashes);
         expand::children(parent, cx, |c| {
-            let h = c.hash64();
-            table.prefetch(h);
             hyps[len] = c;
-            hashes[len] = h;
+            hashes[len] = c.hash64();
             len += 1;
         });
         self.len = len;
         len - start
     }
 
-    /// Queues `batch`, prefetching the table entries it will need.
+    /// Queues `batch`, hashed in `hashes`.
     #[inline]
-    fn push(&mut self, batch: &[Hypothesis], table: &Table<'_>) {
-        for c in batch {
-            let h = c.hash64();
-            table.prefetch(h);
-            self.hyps[self.len] = *c;
-            self.hashes[self.len] = h;
-            self.len += 1;
-        }
+    fn push(&mut self, batch: &[Hypothesis], hashes: &[u64]) {
+        let n = batch.len();
+        self.hyps[self.len..self.len + n].copy_from_slice(batch);
+        self.hashes[self.len..self.len + n].copy_from_slice(&hashes[..n]);
+        self.len += n;
     }
 
     /// Inserts what is queued into `belief` from `slots[w]` on, in order;

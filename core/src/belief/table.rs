@@ -31,6 +31,8 @@ pub const MAX_SLOTS: usize = 1 << INDEX_BITS;
 /// Deduplicates hypotheses stored elsewhere, by index.
 pub struct Table<'s> {
     entries: &'s mut [u32],
+    /// Entries this pass uses, less one: all of them, or a prefix for a
+    /// small pass ([`Table::clear_for`]).
     mask: usize,
     generation: u32,
 }
@@ -65,11 +67,23 @@ impl<'s> Table<'s> {
 
     /// Starts a new pass: every entry becomes empty.
     pub fn clear(&mut self) {
+        self.clear_for(usize::MAX);
+    }
+
+    /// Starts a new pass that inserts at most `n` hypotheses: it uses only
+    /// the entries it needs to stay a quarter full, so that a small pass
+    /// works in cache instead of all over a table of tens of MB.
+    pub fn clear_for(&mut self, n: usize) {
         self.generation = (self.generation + 1) & GEN_MASK;
         if self.generation == 0 {
             self.entries.fill(0);
             self.generation = 1;
         }
+        let want = n.saturating_mul(4).max(64).checked_next_power_of_two();
+        self.mask = want
+            .unwrap_or(usize::MAX)
+            .min(self.entries.len())
+            .saturating_sub(1);
     }
 
     /// The fingerprint of `hash`, in place: its top bits (the position
@@ -118,6 +132,25 @@ impl<'s> Table<'s> {
         }
     }
 
+    /// The index of the hypothesis equal to `h` (whose hash is `hash`) if
+    /// one is indexed in `slots`.
+    #[inline]
+    pub fn find(&self, h: &Hypothesis, hash: u64, slots: &[Hypothesis]) -> Option<usize> {
+        let fp = Self::fingerprint(hash);
+        let mut pos = hash as usize & self.mask;
+        loop {
+            let e = self.entries[pos];
+            if !self.is_current(e) {
+                return None;
+            }
+            let index = (e & INDEX_MASK) as usize;
+            if e & FP_MASK == fp && slots[index] == *h {
+                return Some(index);
+            }
+            pos = (pos + 1) & self.mask;
+        }
+    }
+
     /// Asks the cache for the entry [`Table::insert_hashed`] looks at first
     /// for `hash`. Done for a batch of keys some time before they are
     /// inserted, the misses overlap instead of stalling one insert at a time.
@@ -158,6 +191,35 @@ mod tests {
         }
         assert!(t.insert(&slots[3], 3, &slots));
         assert!(!t.insert(&slots[3], 3, &slots));
+        assert_eq!(t.find(&slots[3], slots[3].hash64(), &slots), Some(3));
+        assert_eq!(t.find(&slots[4], slots[4].hash64(), &slots), None);
+    }
+
+    #[test]
+    fn a_small_pass_uses_a_prefix_and_a_full_one_all() {
+        let mut mem = [0u32; 1 << 12];
+        let mut t = Table::new(&mut mem);
+        let mut slots = [Hypothesis::EMPTY; 40];
+        for (i, s) in slots.iter_mut().enumerate() {
+            s.planes[2] = (i as u64 + 1) * 0x1234_5678_9abc;
+        }
+        for n in [40, 100, usize::MAX] {
+            t.clear_for(n);
+            let used = t.mask + 1;
+            assert!(
+                used == t.len() || (used >= 4 * n && used >= 64),
+                "{n}: {used}"
+            );
+            for i in 0..40 {
+                assert!(t.insert(&slots[i], i, &slots), "{n}: {i} is new");
+            }
+            for i in 0..40 {
+                assert_eq!(t.find(&slots[i], slots[i].hash64(), &slots), Some(i));
+                assert!(!t.insert(&slots[i], 0, &slots));
+            }
+        }
+        t.clear();
+        assert_eq!(t.mask + 1, t.len());
     }
 
     #[test]

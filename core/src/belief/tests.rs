@@ -1329,3 +1329,60 @@ fn dropped_marks_merge_like_a_full_deduplication() {
         }
     }
 }
+
+#[test]
+fn marks_on_two_pawns_merge_like_a_full_deduplication() {
+    // Black's last move was d7-d5 or e7-e5; both pawns stand beside one of
+    // ours, so either may carry the mark. With a knight moved about, each
+    // position comes marked on d5, on e5, or not at all: up to three
+    // hypotheses with one result after our quiet move.
+    let fens = [
+        "rnbqkbnr/ppp2ppp/8/2PppP2/8/8/PP1PP1PP/RNBQKBNR w KQkq d6 0 3",
+        "rnbqkbnr/ppp2ppp/8/2PppP2/8/8/PP1PP1PP/RNBQKBNR w KQkq e6 0 3",
+        "rnbqkbnr/ppp2ppp/8/2PppP2/8/8/PP1PP1PP/RNBQKBNR w KQkq - 0 3",
+    ];
+    let boards: Vec<Board> = fens.iter().map(|f| f.parse().unwrap()).collect();
+    let own = Own::from_board(&boards[0], Color::White);
+    let mut rng = Rng::new(11);
+    for trial in 0..50 {
+        let mut hyps = Vec::new();
+        for sq in Bitboard(0x0000_ffff_ffff_0000 & !boards[0].occupied().0) {
+            let variants: Vec<Hypothesis> = boards
+                .iter()
+                .map(|b| {
+                    let mut b = *b;
+                    let knight = b.remove_piece(Square::G8);
+                    b.set_piece(sq, knight);
+                    Hypothesis::from_board(&b, Color::Black)
+                })
+                .collect();
+            let mut picked: Vec<Hypothesis> = Vec::new();
+            for v in variants {
+                if rng.below(2) == 0 && !picked.contains(&v) {
+                    picked.push(v);
+                }
+            }
+            hyps.extend(picked);
+        }
+        for i in (1..hyps.len()).rev() {
+            hyps.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let req = Some(Move::new(Square::A2, Square::A3));
+        let f = our_move_filter(&own, req, req, None);
+        let mut seen = HashSet::new();
+        let model: Vec<Hypothesis> = hyps
+            .iter()
+            .filter_map(&f)
+            .filter(|h| seen.insert(*h))
+            .collect();
+        let merged = hyps.len() - model.len();
+        assert!(merged > 0, "trial {trial}: nothing merged");
+        for cap in [256, 1 << 14] {
+            let mut mem = Mem::new(cap, 0);
+            let storage = mem.storage();
+            let mut b = Belief::with_hypotheses(storage, cap, own, true, &hyps, trial).unwrap();
+            b.move_result(req, req, None).unwrap();
+            assert_eq!(b.hypotheses(), &model[..], "trial {trial}, capacity {cap}");
+        }
+    }
+}
