@@ -732,7 +732,6 @@ impl<'s> Belief<'s> {
         }
         let (low, high) = self.slots.split_at_mut(filter_at);
         let (filter, scratch) = high.split_at_mut(SLOTS);
-        filter.fill(Hypothesis::EMPTY);
         // The filter's own hash: one multiply, where the table's takes five
         // (only what hits the filter is hashed for the table).
         let bit = |r: &Hypothesis| {
@@ -751,12 +750,20 @@ impl<'s> Belief<'s> {
         let room = scratch.len().min(FILTER_BITS / 4);
         let mut marked = 0;
         let mut mark_squares = 0u64;
-        for h in &low[..len] {
-            if h.has_ep() && our.test(h) {
+        // A tight scan for the next mark: most hypotheses have none, and
+        // often none has one.
+        let mut next = 0;
+        while let Some(at) = low[next..len].iter().position(Hypothesis::has_ep) {
+            let h = &low[next + at];
+            next += at + 1;
+            if our.test(h) {
                 if marked == room {
                     // No room to hold them, or too many marks for the
                     // filter to single out a few.
                     return None;
+                }
+                if marked == 0 {
+                    filter.fill(Hypothesis::EMPTY);
                 }
                 let r = our.apply(h);
                 scratch[marked] = r;
