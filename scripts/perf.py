@@ -7,8 +7,8 @@ e.g.   scripts/perf.py movegen --measurement-time 5
 Benches print `nodes <id> <count>` (or `elems <id> <count>`) on stderr for
 each benchmark id; this script pairs them with criterion's bencher-format
 times and reports elements per second, and for ids `<group>/<ours>/<case>`
-next to `<group>/<baseline>/<case>` the ratio of the two, both measured in
-the same run.
+next to `<group>/<baseline>/<case>` the ratio of the first to each of the
+others, all measured in the same run.
 """
 import re
 import subprocess
@@ -46,13 +46,14 @@ def main():
         parts = name.split("/")
         if len(parts) == 3 and rate:
             by_case.setdefault((parts[0], parts[2]), []).append((parts[1], rate))
-    ratios = [(k, v) for k, v in by_case.items() if len(v) == 2]
+    ratios = [(k, v) for k, v in by_case.items() if len(v) >= 2]
     if ratios:
         print()
-        print("| case | ratio (first / second) |")
+        print("| case | ratio (first / other) |")
         print("|---|---:|")
-        for (group, case), ((a, ra), (b, rb)) in ratios:
-            print(f"| {group}/{case}: {a} vs {b} | {ra / rb:.2f}x |")
+        for (group, case), ((a, ra), *others) in ratios:
+            for b, rb in others:
+                print(f"| {group}/{case}: {a} vs {b} | {ra / rb:.2f}x |")
 
 
 if __name__ == "__main__":

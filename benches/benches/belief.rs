@@ -2,12 +2,21 @@
 //! deduplication, the sense filter, the move-result filter, and choosing a
 //! sense. Each iteration starts from the same belief, restored outside the
 //! timed region; each asserts its result so a fast wrong answer fails.
+//!
+//! Beside rbc's expansion, two trackers built on cozy-chess expand the same
+//! parents in the same run, as the baseline issue 3 names: a plain one
+//! (boards cloned into a `HashSet<Board>`) and a tuned one (the set sized up
+//! front, keyed by cozy-chess's own Zobrist hash, compared by position).
+//! They play legal chess moves, not RBC's, and skip parents that legal chess
+//! cannot hold (the side not to move in check); they are there for scale.
 
 use criterion::{BenchmarkId, Criterion, Throughput, black_box, criterion_group, criterion_main};
-use rbc_core::belief::{Belief, Hypothesis, Own};
+use rbc_core::belief::{Belief, Hypothesis, LogEntry, Own, Storage};
 use rbc_core::rng::Rng;
 use rbc_core::sense::{self, Chooser};
 use rbc_fixtures::{BELIEFS, Fixture, Memory, apply};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::time::{Duration, Instant};
 
 /// A fixture's belief at our turn, and the counts each workload yields.
@@ -148,5 +157,208 @@ fn belief(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, belief);
+/// A cozy-chess position keyed by its Zobrist hash and compared by
+/// position alone (not the move clocks).
+#[derive(Clone)]
+struct Pos(cozy_chess::Board);
+
+impl PartialEq for Pos {
+    fn eq(&self, other: &Pos) -> bool {
+        // The hash too, so that equal positions always hash alike.
+        self.0.hash() == other.0.hash() && self.0.same_position(&other.0)
+    }
+}
+
+impl Eq for Pos {}
+
+impl Hash for Pos {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.0.hash());
+    }
+}
+
+/// Passes a Zobrist hash through unchanged.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+/// Every child of `board` (a pass, if legal, and every legal move), given
+/// to `out`.
+fn cozy_children(board: &cozy_chess::Board, mut out: impl FnMut(cozy_chess::Board)) {
+    if let Some(pass) = board.null_move() {
+        out(pass);
+    }
+    board.generate_moves(|moves| {
+        for mv in moves {
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            out(child);
+        }
+        false
+    });
+}
+
+/// The parents of a fixture's expansion as cozy-chess boards (those legal
+/// chess can hold), as many as it takes, in order, to make `want` distinct
+/// children; and how many distinct children they make.
+fn cozy_parents(l: &Loaded, want: usize) -> (Vec<cozy_chess::Board>, usize, usize) {
+    let them = l.own_after.color.flip();
+    let mut boards = Vec::new();
+    let mut skipped = 0;
+    let mut seen: HashSet<Pos> = HashSet::new();
+    for h in &l.parents {
+        if seen.len() >= want {
+            break;
+        }
+        let fen = l.own_after.board_with(h, them).to_string();
+        match cozy_chess::Board::from_fen(&fen, false) {
+            Ok(b) => {
+                cozy_children(&b, |c| {
+                    seen.insert(Pos(c));
+                });
+                boards.push(b);
+            }
+            Err(_) => skipped += 1,
+        }
+    }
+    (boards, seen.len(), skipped)
+}
+
+/// Storage sized as `rbc` sizes it by default: a million active slots, a
+/// stash of half as many, four table entries per active slot.
+struct Sized {
+    slots: Vec<Hypothesis>,
+    table: Vec<u32>,
+    log: Vec<LogEntry>,
+}
+
+const CAPACITY: usize = 1_000_000;
+
+impl Sized {
+    fn new() -> Sized {
+        Sized {
+            slots: vec![Hypothesis::EMPTY; CAPACITY + CAPACITY / 2],
+            table: vec![0; (4 * CAPACITY).next_power_of_two()],
+            log: vec![LogEntry::EMPTY; 4096],
+        }
+    }
+
+    /// A fixture replayed at this capacity, as `rbc bench` replays it.
+    fn load(&mut self, name: &'static str, text: &str) -> Loaded {
+        let fixture = Fixture::parse(text).expect("fixture parses");
+        let storage = Storage {
+            hypotheses: &mut self.slots,
+            table: &mut self.table,
+            log: &mut self.log,
+        };
+        let mut b = fixture.replay(storage, CAPACITY).expect("replays");
+        let (own, hyps) = (*b.own(), b.hypotheses().to_vec());
+        apply(&mut b, &fixture.move_result).expect("move result");
+        let (own_after, parents) = (*b.own(), b.hypotheses().to_vec());
+        Loaded {
+            name,
+            fixture,
+            own,
+            hyps,
+            own_after,
+            parents,
+            sensed: 0,
+            moved: 0,
+            expanded: 0,
+            children: 0,
+        }
+    }
+
+    /// Expands `l`'s parents in a fresh belief over this storage; returns
+    /// the time and how many distinct children were kept.
+    fn expand(&mut self, l: &Loaded) -> (Duration, usize) {
+        let storage = Storage {
+            hypotheses: &mut self.slots,
+            table: &mut self.table,
+            log: &mut self.log,
+        };
+        let mut b =
+            Belief::with_hypotheses(storage, CAPACITY, l.own_after, false, &l.parents, 7).unwrap();
+        let t = Instant::now();
+        apply(&mut b, black_box(&l.fixture.opponent_move)).unwrap();
+        (t.elapsed(), b.len())
+    }
+}
+
+/// rbc's expansion at the default capacity (on the 1M fixture it overflows
+/// and keeps 785k distinct children, as in `rbc bench`) and the two
+/// cozy-chess trackers expanding parents in order until they have as many
+/// distinct children, in one run.
+fn baselines(c: &mut Criterion) {
+    let mut group = c.benchmark_group("baseline");
+    group.sample_size(10);
+    let mut mem = Sized::new();
+    for (name, text) in BELIEFS.iter().filter(|(n, _)| *n == "10k" || *n == "1m") {
+        let l = mem.load(name, text);
+        let (_, kept) = mem.expand(&l);
+        let (parents, distinct, skipped) = cozy_parents(&l, kept);
+        eprintln!(
+            "baseline {name}: rbc keeps {kept} distinct children at capacity {CAPACITY}; cozy-chess: {} parents make {distinct} ({skipped} skipped: illegal in chess)",
+            parents.len()
+        );
+        eprintln!("elems baseline/expand_rbc/{name} {kept}");
+        eprintln!("elems baseline/expand_cozy_plain/{name} {distinct}");
+        eprintln!("elems baseline/expand_cozy_tuned/{name} {distinct}");
+        group.throughput(Throughput::Elements(kept as u64));
+        group.bench_function(BenchmarkId::new("expand_rbc", name), |b| {
+            b.iter_custom(|iters| {
+                (0..iters)
+                    .map(|_| {
+                        let (t, n) = mem.expand(&l);
+                        assert_eq!(n, kept);
+                        t
+                    })
+                    .sum()
+            })
+        });
+        group.throughput(Throughput::Elements(distinct as u64));
+        group.bench_function(BenchmarkId::new("expand_cozy_plain", name), |b| {
+            b.iter(|| {
+                let mut set: HashSet<cozy_chess::Board> = HashSet::new();
+                for p in black_box(&parents) {
+                    cozy_children(p, |c| {
+                        set.insert(c);
+                    });
+                }
+                // Clocks are part of a plain board: a few more "distinct".
+                assert!(set.len() >= distinct);
+                set.len()
+            })
+        });
+        group.bench_function(BenchmarkId::new("expand_cozy_tuned", name), |b| {
+            b.iter(|| {
+                let mut set: HashSet<Pos, BuildHasherDefault<PassThrough>> =
+                    HashSet::with_capacity_and_hasher(distinct, BuildHasherDefault::default());
+                for p in black_box(&parents) {
+                    cozy_children(p, |c| {
+                        set.insert(Pos(c));
+                    });
+                }
+                assert_eq!(set.len(), distinct);
+                set.len()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, belief, baselines);
 criterion_main!(benches);
