@@ -1046,10 +1046,29 @@ impl<'s> Belief<'s> {
     /// Needs `sampled <= base`: a write never reaches a parent not yet read.
     fn presample(&mut self, n: usize, base: usize, sampled: usize) {
         debug_assert!(sampled <= base && sampled <= n);
+        debug_assert!(n <= u32::MAX as usize);
         let (mut need, mut top, mut low) = (sampled, base + n, base + n - sampled);
+        // Two draws from each 64 random bits: the generator is a third of
+        // this pass's work otherwise.
+        let (mut bits, mut left) = (0u64, 0);
         for r in (0..n).rev() {
+            if left == 0 {
+                bits = self.rng.next_u64();
+                left = 2;
+            }
+            let range = r as u64 + 1;
+            let mut m = (bits as u32 as u64) * range;
+            bits >>= 32;
+            left -= 1;
+            if (m as u32 as u64) < range {
+                // Lemire's rejection, rarely reached: exactly uniform.
+                let threshold = (1u64 << 32).wrapping_sub(range) % range;
+                while (m as u32 as u64) < threshold {
+                    m = (self.rng.next_u64() as u32 as u64) * range;
+                }
+            }
             // Without a branch on the draw, which no predictor can learn.
-            let take = (self.rng.below(r as u64 + 1) as usize) < need;
+            let take = ((m >> 32) as usize) < need;
             let at = if take { top - 1 } else { low - 1 };
             self.slots[at] = self.slots[r];
             top -= usize::from(take);
