@@ -477,31 +477,38 @@ impl<'s> Belief<'s> {
             return false;
         }
         self.table.clear();
-        let mut buf = [Hypothesis::EMPTY; MAX_CHILDREN];
-        let mut hashes = [0u64; MAX_CHILDREN];
+        // Children are queued over many parents and inserted in one loop,
+        // as in an expansion (see `Pending`).
+        let mut pending = Pending::new();
         let mut w = base;
         let mut children = 0u64;
         for i in 0..base {
-            let parent = self.slots[i];
-            let mut k = 0;
-            expand::children(&parent, &quiet, |c| {
-                buf[k] = c;
-                hashes[k] = c.hash64();
-                k += 1;
-            });
-            expand::children(&parent, &captures, |c| {
-                buf[k] = c;
-                hashes[k] = c.hash64();
-                k += 1;
-            });
-            children += k as u64;
-            if w + k > end {
-                // It may still fit after deduplication, but an overflow needs
-                // sampling, which the report's own expansion does properly.
-                return false;
+            if pending.len > PENDING {
+                w = pending.flush(self, w);
             }
-            w = self.insert_hashed(&buf[..k], &hashes[..k], w);
+            let parent = self.slots[i];
+            let start = pending.len;
+            pending.generate(&parent, &quiet);
+            pending.generate(&parent, &captures);
+            let k = pending.len - start;
+            children += k as u64;
+            if w + pending.len > end {
+                // Insert the queue before this parent's children, then see
+                // whether they fit. They may still fit after deduplication,
+                // but an overflow needs sampling, which the report's own
+                // expansion does properly.
+                let len = pending.len;
+                pending.len = start;
+                w = pending.flush(self, w);
+                if w + k > end {
+                    return false;
+                }
+                pending.hyps.copy_within(start..len, 0);
+                pending.hashes.copy_within(start..len, 0);
+                pending.len = k;
+            }
         }
+        w = pending.flush(self, w);
         self.stats.children += children;
         self.ahead = Some(w - base);
         true
