@@ -20,8 +20,9 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
-#[cfg(test)]
-extern crate std;
+// Unit tests that need private items and the standard library
+// live in core/unit/, included with `#[path]`; nothing under core/src uses
+// the standard library or an allocator.
 
 pub mod attacks;
 pub mod belief;

@@ -2216,4 +2216,5 @@ fn next_own(own: &Own, obs: &Observation) -> Own {
 struct Empty;
 
 #[cfg(test)]
+#[path = "../../unit/belief.rs"]
 mod tests;

@@ -1,5 +1,10 @@
-//! The belief against a brute-force reference built from the rules core,
-//! and the "true board is never lost" property under small capacities.
+//! Unit tests of `belief`: the belief against a brute-force reference built
+//! from the rules core, and the "true board is never lost" property under
+//! small capacities. They need private items, so they are a module of the
+//! crate, kept out of core/src, where everything is no_std and allocates
+//! nothing; std is for the tests only.
+
+extern crate std;
 
 use super::*;
 use crate::piece::PieceKind;
@@ -732,6 +737,19 @@ mod props {
     use proptest::prelude::{
         ProptestConfig, any, prop_assert, prop_assert_eq, prop_assume, proptest,
     };
+    use proptest::test_runner::FileFailurePersistence;
+
+    /// `cases` cases, with failing seeds kept beside this file
+    /// (belief.proptest-regressions) and replayed first.
+    fn config(cases: u32) -> ProptestConfig {
+        ProptestConfig {
+            cases,
+            failure_persistence: Some(std::boxed::Box::new(FileFailurePersistence::WithSource(
+                "proptest-regressions",
+            ))),
+            ..ProptestConfig::default()
+        }
+    }
 
     /// A belief after a few random plies, plus the true board.
     fn grown(mem: &mut Mem, cap: usize, seed: u64, plies: usize) -> (Belief<'_>, Board) {
@@ -768,7 +786,7 @@ mod props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(4096))]
+        #![proptest_config(config(4096))]
 
         /// The compiled sense test agrees with the one on visible codes, on
         /// arbitrary placements with special codes wherever they may stand
@@ -825,7 +843,7 @@ mod props {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
+        #![proptest_config(config(48))]
 
         /// Both sense loops, with every set of special terms the window
         /// allows, keep exactly what `Vec::retain` keeps, in order.
@@ -1307,26 +1325,38 @@ fn dropped_marks_merge_like_a_full_deduplication() {
                 _ => hyps.extend([without, with]),
             }
         }
-        for i in (1..hyps.len()).rev() {
-            hyps.swap(i, rng.below(i as u64 + 1) as usize);
-        }
         assert!(hyps.iter().any(Hypothesis::has_ep), "trial {trial}");
-        let req = Some(Move::new(Square::A2, Square::A3));
-        let f = our_move_filter(&own, req, req, None);
-        let mut seen = HashSet::new();
-        let model: Vec<Hypothesis> = hyps
-            .iter()
-            .filter_map(&f)
-            .filter(|h| seen.insert(*h))
-            .collect();
-        assert!(model.len() < hyps.len(), "trial {trial}: nothing merged");
-        for cap in [64, 1 << 14] {
-            let mut mem = Mem::new(cap, 0);
-            let storage = mem.storage();
-            let mut b = Belief::with_hypotheses(storage, cap, own, true, &hyps, trial).unwrap();
-            b.move_result(req, req, None).unwrap();
-            assert_eq!(b.hypotheses(), &model[..], "trial {trial}, capacity {cap}");
-        }
+        quiet_move_merges_like_a_full_deduplication(&own, &mut hyps, &mut rng, trial);
+    }
+}
+
+/// Shuffles `hyps`, plays a quiet move of ours (a2-a3) on them, and checks
+/// that something merged and that the belief keeps exactly the first of each
+/// result, in order: with room for the merge filter and without.
+fn quiet_move_merges_like_a_full_deduplication(
+    own: &Own,
+    hyps: &mut [Hypothesis],
+    rng: &mut Rng,
+    trial: u64,
+) {
+    for i in (1..hyps.len()).rev() {
+        hyps.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let req = Some(Move::new(Square::A2, Square::A3));
+    let f = our_move_filter(own, req, req, None);
+    let mut seen = HashSet::new();
+    let model: Vec<Hypothesis> = hyps
+        .iter()
+        .filter_map(&f)
+        .filter(|h| seen.insert(*h))
+        .collect();
+    assert!(model.len() < hyps.len(), "trial {trial}: nothing merged");
+    for cap in [64, 1 << 14] {
+        let mut mem = Mem::new(cap, 0);
+        let storage = mem.storage();
+        let mut b = Belief::with_hypotheses(storage, cap, *own, true, hyps, trial).unwrap();
+        b.move_result(req, req, None).unwrap();
+        assert_eq!(b.hypotheses(), &model[..], "trial {trial}, capacity {cap}");
     }
 }
 
@@ -1364,25 +1394,6 @@ fn marks_on_two_pawns_merge_like_a_full_deduplication() {
             }
             hyps.extend(picked);
         }
-        for i in (1..hyps.len()).rev() {
-            hyps.swap(i, rng.below(i as u64 + 1) as usize);
-        }
-        let req = Some(Move::new(Square::A2, Square::A3));
-        let f = our_move_filter(&own, req, req, None);
-        let mut seen = HashSet::new();
-        let model: Vec<Hypothesis> = hyps
-            .iter()
-            .filter_map(&f)
-            .filter(|h| seen.insert(*h))
-            .collect();
-        let merged = hyps.len() - model.len();
-        assert!(merged > 0, "trial {trial}: nothing merged");
-        for cap in [256, 1 << 14] {
-            let mut mem = Mem::new(cap, 0);
-            let storage = mem.storage();
-            let mut b = Belief::with_hypotheses(storage, cap, own, true, &hyps, trial).unwrap();
-            b.move_result(req, req, None).unwrap();
-            assert_eq!(b.hypotheses(), &model[..], "trial {trial}, capacity {cap}");
-        }
+        quiet_move_merges_like_a_full_deduplication(&own, &mut hyps, &mut rng, trial);
     }
 }
