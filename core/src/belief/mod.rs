@@ -784,16 +784,22 @@ impl<'s> Belief<'s> {
             return Some(self.retain(|h| our.test(h).then(|| our.apply(h)), false));
         }
         self.table.clear_for(marked);
+        // Each result is hashed once, AHEAD places before its insert, when
+        // its entry is prefetched.
         const AHEAD: usize = 16;
-        for r in &scratch[..marked.min(AHEAD)] {
-            self.table.prefetch(r.hash64());
+        let mut ahead = [0u64; AHEAD];
+        for (j, r) in scratch[..marked.min(AHEAD)].iter().enumerate() {
+            ahead[j] = r.hash64();
+            self.table.prefetch(ahead[j]);
         }
         for j in 0..marked {
-            if let Some(r) = scratch.get(j + AHEAD) {
-                self.table.prefetch(r.hash64());
+            let hash = ahead[j % AHEAD];
+            if let Some(r) = scratch[..marked].get(j + AHEAD) {
+                ahead[j % AHEAD] = r.hash64();
+                self.table.prefetch(ahead[j % AHEAD]);
             }
             let r = scratch[j];
-            self.table.insert(&r, j, scratch);
+            self.table.insert_hashed(&r, hash, j, scratch);
         }
         // Which results of marked hypotheses the second pass has kept once:
         // bits after them in the scratch slots.
