@@ -35,9 +35,14 @@ struct Loaded {
 }
 
 fn load(name: &'static str, text: &str) -> Loaded {
-    let fixture = Fixture::parse(text).expect("fixture parses");
     let mut mem = Memory::new(48 << 20);
-    let mut b = fixture.replay(mem.storage(), 48 << 20).expect("replays");
+    load_in(name, text, mem.storage(), 48 << 20)
+}
+
+/// A fixture replayed in `storage` with `capacity` active slots.
+fn load_in(name: &'static str, text: &str, storage: Storage<'_>, capacity: usize) -> Loaded {
+    let fixture = Fixture::parse(text).expect("fixture parses");
+    let mut b = fixture.replay(storage, capacity).expect("replays");
     let (own, hyps) = (*b.own(), b.hypotheses().to_vec());
     let sensed = {
         let mut m = Memory::new(hyps.len());
@@ -256,42 +261,25 @@ impl Sized {
         }
     }
 
-    /// A fixture replayed at this capacity, as `rbc bench` replays it.
-    fn load(&mut self, name: &'static str, text: &str) -> Loaded {
-        let fixture = Fixture::parse(text).expect("fixture parses");
-        let storage = Storage {
+    fn storage(&mut self) -> Storage<'_> {
+        Storage {
             hypotheses: &mut self.slots,
             table: &mut self.table,
             log: &mut self.log,
-        };
-        let mut b = fixture.replay(storage, CAPACITY).expect("replays");
-        let (own, hyps) = (*b.own(), b.hypotheses().to_vec());
-        apply(&mut b, &fixture.move_result).expect("move result");
-        let (own_after, parents) = (*b.own(), b.hypotheses().to_vec());
-        Loaded {
-            name,
-            fixture,
-            own,
-            hyps,
-            own_after,
-            parents,
-            sensed: 0,
-            moved: 0,
-            expanded: 0,
-            children: 0,
         }
+    }
+
+    /// A fixture replayed at this capacity, as `rbc bench` replays it.
+    fn load(&mut self, name: &'static str, text: &str) -> Loaded {
+        load_in(name, text, self.storage(), CAPACITY)
     }
 
     /// Expands `l`'s parents in a fresh belief over this storage; returns
     /// the time and how many distinct children were kept.
     fn expand(&mut self, l: &Loaded) -> (Duration, usize) {
-        let storage = Storage {
-            hypotheses: &mut self.slots,
-            table: &mut self.table,
-            log: &mut self.log,
-        };
         let mut b =
-            Belief::with_hypotheses(storage, CAPACITY, l.own_after, false, &l.parents, 7).unwrap();
+            Belief::with_hypotheses(self.storage(), CAPACITY, l.own_after, false, &l.parents, 7)
+                .unwrap();
         let t = Instant::now();
         apply(&mut b, black_box(&l.fixture.opponent_move)).unwrap();
         (t.elapsed(), b.len())
